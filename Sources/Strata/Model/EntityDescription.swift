@@ -1,0 +1,97 @@
+/// Describes one entity: a name, attributes, relationships and the class of its objects.
+///
+/// A description you create is a specification; the one you get back from
+/// ``ObjectModel/entity(named:)`` is resolved (it knows its index, its destinations and its
+/// SQLite layout) and is the one objects and requests use.
+///
+/// For example:
+/// ```swift
+/// let note = EntityDescription("Note", attributes: [
+///     AttributeDescription("title", type: .string, defaultValue: .string("")),
+/// ], relationships: [
+///     RelationshipDescription("folder", destination: "Folder", inverse: "notes"),
+/// ])
+/// ```
+public final class EntityDescription: Sendable, CustomStringConvertible {
+    /// The entity's name, which is also its table's name.
+    public let name: String
+    /// The attributes, in a fixed order (the order of values in an object's storage).
+    public let attributes: [AttributeDescription]
+    /// The relationships, in a fixed order.
+    public let relationships: [RelationshipDescription]
+    /// The class instantiated for this entity's objects (`ManagedObject` for dynamic entities).
+    public let managedClass: ManagedObject.Type
+
+    /// Position of this entity in its model (stable: entities are sorted by name). -1 until resolved.
+    let index: Int
+    /// Attribute and relationship positions by key.
+    let propertyIndex: [String: PropertyRef]
+    /// The table's columns after `_id` and `_version`, in order.
+    let columns: [Column]
+    /// For typed classes: `attributeOrderOfWrappers[i]` is the attribute index of the i-th
+    /// `@Attribute` wrapper initialised by the class (used to capture per-instance defaults).
+    let wrapperAttributeOrder: [Int]
+
+    /// Creates an unresolved entity description, to be passed to ``ObjectModel/init(entities:)``.
+    public convenience init(
+        _ name: String, attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
+        managedClass: ManagedObject.Type = ManagedObject.self
+    ) {
+        self.init(name: name, attributes: attributes, relationships: relationships, managedClass: managedClass,
+                  index: -1, wrapperAttributeOrder: [])
+    }
+
+    init(
+        name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription],
+        managedClass: ManagedObject.Type, index: Int, wrapperAttributeOrder: [Int]
+    ) {
+        self.name = name
+        self.attributes = attributes
+        self.relationships = relationships
+        self.managedClass = managedClass
+        self.index = index
+        self.wrapperAttributeOrder = wrapperAttributeOrder
+        var lookup: [String: PropertyRef] = [:]
+        for (i, a) in attributes.enumerated() { lookup[a.name] = .attribute(i) }
+        for (i, r) in relationships.enumerated() { lookup[r.name] = .relationship(i) }
+        self.propertyIndex = lookup
+        var columns: [Column] = attributes.indices.map { .attribute($0) }
+        for (i, r) in relationships.enumerated() {
+            if case .foreignKey = r.storage { columns.append(.foreignKey(i)) }
+        }
+        for (i, r) in relationships.enumerated() where r.foreignKeyOrderColumn != nil {
+            columns.append(.order(i))
+        }
+        self.columns = columns
+    }
+
+    /// The attribute named `key`, if any.
+    public func attribute(named key: String) -> AttributeDescription? {
+        if case .attribute(let i) = propertyIndex[key] { return attributes[i] }
+        return nil
+    }
+
+    /// The relationship named `key`, if any.
+    public func relationship(named key: String) -> RelationshipDescription? {
+        if case .relationship(let i) = propertyIndex[key] { return relationships[i] }
+        return nil
+    }
+
+    public var description: String { "EntityDescription(\(name))" }
+}
+
+/// A property's position in its entity.
+enum PropertyRef: Sendable, Hashable {
+    case attribute(Int)
+    case relationship(Int)
+}
+
+/// One column of an entity table (besides `_id` and `_version`).
+enum Column: Sendable, Hashable {
+    /// An attribute's column, named after it.
+    case attribute(Int)
+    /// A to-one relationship's foreign key, named after it.
+    case foreignKey(Int)
+    /// The position of this row in the inverse ordered to-many of a to-one relationship.
+    case order(Int)
+}

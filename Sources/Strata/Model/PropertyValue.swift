@@ -1,0 +1,69 @@
+public import Foundation
+
+/// The value of one property of a managed object, as Strata stores and compares it.
+///
+/// Attributes hold the scalar cases; a to-one relationship appears as `.objectID` (or
+/// `.null`) and a to-many one as `.objectIDs` in change sets and dictionary results.
+///
+/// For example:
+/// ```swift
+/// let title: PropertyValue = .string("Hello")
+/// note.setValue(title, forKey: "title")
+/// ```
+public enum PropertyValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case bool(Bool)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case url(URL)
+    case decimal(Decimal)
+    /// A transformable attribute's value: its encoded bytes and the decoded value.
+    case transformed(TransformedValue)
+    /// The target of a to-one relationship.
+    case objectID(ObjectID)
+    /// The targets of a to-many relationship (in order, for an ordered one).
+    case objectIDs([ObjectID])
+
+    /// `true` for `.null`.
+    @inlinable public var isNull: Bool { if case .null = self { return true } else { return false } }
+
+    public var description: String {
+        switch self {
+        case .null: "nil"
+        case .integer(let v): "\(v)"
+        case .double(let v): "\(v)"
+        case .string(let v): "\"\(v)\""
+        case .bool(let v): "\(v)"
+        case .date(let v): "\(v)"
+        case .data(let v): "<\(v.count) bytes>"
+        case .uuid(let v): v.uuidString
+        case .url(let v): v.absoluteString
+        case .decimal(let v): "\(v)"
+        case .transformed(let v): "<transformed \(v.data.count) bytes>"
+        case .objectID(let v): v.description
+        case .objectIDs(let v): "[\(v.map(\.description).joined(separator: ", "))]"
+        }
+    }
+}
+
+/// A transformable attribute's value: the bytes that are stored and, once decoded or set,
+/// the Swift value they stand for. Two transformed values are equal when their bytes are.
+public struct TransformedValue: Sendable, Hashable {
+    /// The encoded form, as stored in SQLite.
+    public let data: Data
+    /// The decoded value, when known.
+    public let value: (any Sendable)?
+
+    /// Creates a transformed value from its bytes and (optionally) its decoded value.
+    public init(data: Data, value: (any Sendable)?) {
+        self.data = data
+        self.value = value
+    }
+
+    public static func == (lhs: TransformedValue, rhs: TransformedValue) -> Bool { lhs.data == rhs.data }
+    public func hash(into hasher: inout Hasher) { hasher.combine(data) }
+}

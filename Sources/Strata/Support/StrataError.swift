@@ -1,0 +1,123 @@
+public import Foundation
+
+/// The one error type Strata throws.
+///
+/// A `StrataError` carries an extensible ``Code`` (new codes never break a `switch`
+/// written against older ones), a human message, and whatever context applies: the
+/// entity, key and object involved, the position in a predicate string, the SQL that
+/// failed, and the underlying error.
+///
+/// For example:
+/// ```swift
+/// do { try context.save() }
+/// catch let error as StrataError where error.code == .validation {
+///     print(error.entity ?? "", error.key ?? "", error.message)
+/// }
+/// ```
+public struct StrataError: Error, CustomStringConvertible, Sendable {
+    /// What kind of failure this is. Compare with `==`; the set of codes grows over time.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The model is inconsistent (a missing inverse, an illegal name, a duplicate key).
+        public static let invalidModel = Code(rawValue: "invalidModel")
+        /// An object failed validation; nothing was saved.
+        public static let validation = Code(rawValue: "validation")
+        /// A delete was refused by a `.deny` delete rule; nothing was saved.
+        public static let deleteDenied = Code(rawValue: "deleteDenied")
+        /// The file exists but is not a Strata store (another app's database, or not SQLite).
+        public static let notAStore = Code(rawValue: "notAStore")
+        /// The file is a damaged SQLite database.
+        public static let corruptStore = Code(rawValue: "corruptStore")
+        /// The store was written with a different model (migration is needed).
+        public static let modelMismatch = Code(rawValue: "modelMismatch")
+        /// A predicate format string could not be parsed, or names an unknown key.
+        public static let malformedPredicate = Code(rawValue: "malformedPredicate")
+        /// A stored value could not be decoded (e.g. a transformable attribute).
+        public static let undecodableValue = Code(rawValue: "undecodableValue")
+        /// A value could not be encoded for storage.
+        public static let unencodableValue = Code(rawValue: "unencodableValue")
+        /// A save would overwrite changes made by someone else since the object was read.
+        public static let conflict = Code(rawValue: "conflict")
+        /// The object (or its row) does not exist.
+        public static let objectNotFound = Code(rawValue: "objectNotFound")
+        /// A fetch request or other argument is not usable (unknown key, wrong entity).
+        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        /// SQLite reported an error that is none of the above.
+        public static let storeFailure = Code(rawValue: "storeFailure")
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What went wrong, in words.
+    public var message: String
+    /// The entity involved, if any.
+    public var entity: String?
+    /// The attribute or relationship key involved, if any.
+    public var key: String?
+    /// The object involved, if any.
+    public var objectID: ObjectID?
+    /// For a malformed predicate: the offset (in characters) where parsing failed.
+    public var position: Int?
+    /// The SQL statement that failed, if any.
+    public var sql: String?
+    /// The error that caused this one, if any (for example GRDB's `DatabaseError`).
+    public var underlying: (any Error & Sendable)?
+    /// Conflicts found by a save, one per object and key (for ``Code/conflict``).
+    public var conflicts: [SaveConflict]
+
+    /// Creates an error. Strata creates these; users rarely need to.
+    public init(
+        _ code: Code, _ message: String, entity: String? = nil, key: String? = nil,
+        objectID: ObjectID? = nil, position: Int? = nil, sql: String? = nil,
+        underlying: (any Error & Sendable)? = nil, conflicts: [SaveConflict] = []
+    ) {
+        self.code = code
+        self.message = message
+        self.entity = entity
+        self.key = key
+        self.objectID = objectID
+        self.position = position
+        self.sql = sql
+        self.underlying = underlying
+        self.conflicts = conflicts
+    }
+
+    public var description: String {
+        var parts = ["StrataError.\(code): \(message)"]
+        if let entity { parts.append("entity: \(entity)") }
+        if let key { parts.append("key: \(key)") }
+        if let objectID { parts.append("object: \(objectID)") }
+        if let position { parts.append("position: \(position)") }
+        if let underlying { parts.append("cause: \(underlying)") }
+        return parts.joined(separator: "; ")
+    }
+}
+
+/// One conflicting property found by a save under the `.error` merge policy.
+public struct SaveConflict: Sendable, Hashable, CustomStringConvertible {
+    /// The object whose row changed underneath the context.
+    public var objectID: ObjectID
+    /// The conflicting key (`nil` when the row was deleted in the store).
+    public var key: String?
+    /// The value the context originally read.
+    public var originalValue: PropertyValue
+    /// The value the context wanted to save.
+    public var ourValue: PropertyValue
+    /// The value now in the store (`.null` if the row is gone).
+    public var storedValue: PropertyValue
+
+    public init(objectID: ObjectID, key: String?, originalValue: PropertyValue, ourValue: PropertyValue, storedValue: PropertyValue) {
+        self.objectID = objectID
+        self.key = key
+        self.originalValue = originalValue
+        self.ourValue = ourValue
+        self.storedValue = storedValue
+    }
+
+    public var description: String {
+        "\(objectID) \(key ?? "<row>"): original \(originalValue), ours \(ourValue), stored \(storedValue)"
+    }
+}
