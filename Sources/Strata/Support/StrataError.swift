@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The one error type Strata throws.
 ///

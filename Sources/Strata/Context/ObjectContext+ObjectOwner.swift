@@ -1,0 +1,63 @@
+import Logging
+
+extension ObjectContext: ObjectOwner {
+    func checkAccess(_ object: ManagedObject) {
+        checkQueue("\(object.entity.name) object \(object.objectID)")
+    }
+
+    func fireFault(_ object: ManagedObject) {
+        let entity = object.entity
+        let members = object.faultBatch?.members ?? [object.objectID]
+        var faults: [ManagedObject] = []
+        faults.reserveCapacity(members.count)
+        for id in members {
+            if let member = registered[id], member.state.isFault { faults.append(member) }
+        }
+        if faults.isEmpty { faults = [object] }
+        do {
+            let rows = try coordinator.readRows(of: entity, keys: faults.map(\.objectID.key))
+            var byKey: [Int64: RowReader.Contents] = [:]
+            byKey.reserveCapacity(rows.count)
+            for row in rows { byKey[row.key] = row }
+            for fault in faults {
+                if let row = byKey[fault.objectID.key] {
+                    fill(fault, with: row)
+                } else {
+                    markMissing(fault, StrataError(.objectNotFound, "The row of \(fault.objectID) no longer exists.", entity: entity.name, objectID: fault.objectID))
+                }
+            }
+            for fault in faults where !fault.state.isFault && fault.valueErrors[-1] == nil { fault.awakeFromFetch() }
+        } catch {
+            for fault in faults { markMissing(fault, error) }
+        }
+    }
+
+    /// A fault whose row cannot be read: it gets default values and the error, which
+    /// ``existingObject(with:)`` and validation report.
+    private func markMissing(_ object: ManagedObject, _ error: StrataError) {
+        Logger(label: "strata.context").warning("\(error)")
+        object.attributeValues = object.entity.attributes.map(\.defaultValue)
+        object.relationValues = object.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+        object.valueErrors[-1] = error
+        object.state.isFault = false
+        object.faultBatch = nil
+    }
+
+    func loadToMany(_ object: ManagedObject, relationship index: Int) -> [ManagedObject] {
+        guard !object.objectID.isTemporary else { return [] }
+        let relationship = object.entity.relationships[index]
+        let destination = model.entities[relationship.destinationIndex]
+        do {
+            let keys = try coordinator.readRelatedKeys(of: object.entity, relationship: index, keys: [object.objectID.key])
+            return keys.map { resolve(ObjectID(entity: destination, key: $0.target)) }
+        } catch {
+            object.valueErrors[-1] = error
+            Logger(label: "strata.context").error("\(error)")
+            return []
+        }
+    }
+
+    func objectWillChange(_ object: ManagedObject) {
+        if !object.state.isInserted && !object.state.isDeleted { updated.append(object) }
+    }
+}

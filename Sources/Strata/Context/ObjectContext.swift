@@ -1,0 +1,246 @@
+import Foundation
+import OrderedCollections
+import Synchronization
+
+/// A scratch pad of managed objects: it fetches them, tracks every change, and saves them
+/// to its store in one transaction.
+///
+/// A context is bound to a queue: the main queue (`.mainQueue`, for UI work) or its own
+/// private serial queue (`.privateQueue`). Touch it and its objects only inside ``perform(_:)``
+/// or ``performAndWait(_:)`` (or, for a main-queue context, on the main queue).
+///
+/// For example:
+/// ```swift
+/// let context = ObjectContext(.privateQueue, coordinator: coordinator)
+/// try await context.perform {
+///     let note = context.insert(Note.self)
+///     note.title = "Hello"
+///     try context.save()
+/// }
+/// ```
+public final class ObjectContext: @unchecked Sendable {  // safe: all mutable state is touched only on `queue`
+    /// Which queue a context runs on.
+    public enum ConcurrencyType: Sendable {
+        /// The main queue: for the UI.
+        case mainQueue
+        /// A private serial queue of the context's own.
+        case privateQueue
+    }
+
+    /// Which queue this context runs on.
+    public let concurrencyType: ConcurrencyType
+    /// The coordinator this context saves to.
+    public let coordinator: StoreCoordinator
+    /// The model of the store.
+    public var model: ObjectModel { coordinator.model }
+    /// A name shown in diagnostics and debug-mode traps.
+    public let name: String
+
+    /// Whether touching the context or its objects off its queue traps (see ``concurrencyDebugging``).
+    public let checksQueueAccess: Bool
+
+    /// The default for ``checksQueueAccess`` of new contexts: on in debug builds, off in release.
+    ///
+    /// For example:
+    /// ```swift
+    /// ObjectContext.concurrencyDebugging = false   // e.g. for a benchmark run in debug
+    /// ```
+    public static var concurrencyDebugging: Bool {
+        get { debugFlag.load(ordering: .relaxed) }
+        set { debugFlag.store(newValue, ordering: .relaxed) }
+    }
+    private static let debugFlag: Atomic<Bool> = {
+        var debug = false
+        assert({ debug = true; return true }())
+        return Atomic(debug)
+    }()
+
+    let queue: ContextQueue
+    /// One object per ID.
+    var registered: [ObjectID: ManagedObject] = [:]
+    var inserted: OrderedSet<ManagedObject> = []
+    var updated: OrderedSet<ManagedObject> = []
+    var deleted: OrderedSet<ManagedObject> = []
+
+    /// Creates a context on the main queue or a private queue, saving to `coordinator`.
+    public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil) {
+        self.concurrencyType = concurrencyType
+        self.coordinator = coordinator
+        self.name = name ?? (concurrencyType == .mainQueue ? "main context" : "private context")
+        self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "private")")
+        self.checksQueueAccess = Self.concurrencyDebugging
+    }
+
+    // MARK: Running work on the context's queue
+
+    /// Runs `body` on the context's queue and returns its result.
+    ///
+    /// For example:
+    /// ```swift
+    /// let count = try await context.perform { try context.count(for: FetchRequest<Note>()) }
+    /// ```
+    public func perform<T>(_ body: sending @escaping () throws -> sending T) async throws -> sending T {
+        let work = Transfer(value: body)
+        let result: Transfer<Result<T, any Error>> = await withCheckedContinuation { continuation in
+            queue.queue.async {
+                let outcome: Result<T, any Error>
+                do { outcome = .success(try work.value()) } catch { outcome = .failure(error) }
+                continuation.resume(returning: Transfer(value: outcome))
+            }
+        }
+        return try result.value.get()
+    }
+
+    /// Runs `body` on the context's queue and waits for it. Re-entrant: called on the
+    /// context's queue (for a main-queue context: on the main queue) it runs inline.
+    ///
+    /// For example:
+    /// ```swift
+    /// let title = context.performAndWait { note.title }
+    /// ```
+    public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
+        try queue.sync(body)
+    }
+
+    /// Traps when called off the context's queue in debug mode.
+    @inline(__always)
+    func checkQueue(_ what: @autoclosure () -> String = "the context") {
+        if checksQueueAccess, !queue.isCurrent {
+            preconditionFailure("Strata concurrency violation: \(what()) was used off the queue of \(name). Wrap the code in \(name).perform { } or performAndWait { }.")  // programmer error
+        }
+    }
+
+    // MARK: Objects
+
+    /// Whether the context has unsaved inserts, updates or deletes.
+    public var hasChanges: Bool {
+        checkQueue()
+        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty
+    }
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> { checkQueue(); return Set(inserted) }
+    /// Saved objects changed since the last save.
+    public var updatedObjects: Set<ManagedObject> { checkQueue(); return Set(updated) }
+    /// Objects deleted since the last save.
+    public var deletedObjects: Set<ManagedObject> { checkQueue(); return Set(deleted) }
+    /// Every object the context holds.
+    public var registeredObjects: Set<ManagedObject> { checkQueue(); return Set(registered.values) }
+
+    /// Inserts a new object of a typed class. Its defaults are the wrappers' initial values;
+    /// `awakeFromInsert()` runs before this returns.
+    ///
+    /// For example:
+    /// ```swift
+    /// let folder = context.insert(Folder.self)
+    /// ```
+    public func insert<T: ManagedObject>(_ type: T.Type) -> T {
+        guard let entity = model.entity(for: type) else {
+            preconditionFailure("\(type) is not an entity of this context's model.")  // programmer error
+        }
+        return insertObject(of: entity) as! T  // programmer error: the entity's class is T
+    }
+
+    /// Inserts a new object of the entity named `entityName` (dynamic models).
+    ///
+    /// For example:
+    /// ```swift
+    /// let item = try context.insert(entityNamed: "Item")
+    /// try item.setValue("Hello", forKey: "name")
+    /// ```
+    public func insert(entityNamed entityName: String) throws(StrataError) -> ManagedObject {
+        guard let entity = model.entity(named: entityName) else {
+            throw StrataError(.invalidRequest, "The model has no entity named \(entityName).", entity: entityName)
+        }
+        return insertObject(of: entity)
+    }
+
+    func insertObject(of entity: EntityDescription) -> ManagedObject {
+        checkQueue()
+        let id = ObjectID.temporary(entity)
+        let creation = ObjectCreation(
+            entity: entity, objectID: id, attributeValues: entity.attributes.map(\.defaultValue),
+            relationValues: entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }, isFault: false)
+        let (object, defaults) = InsertionDefaults.collect { entity.managedClass.init(creation) }
+        for (i, value) in defaults.enumerated() where i < entity.wrapperAttributeOrder.count {
+            object.attributeValues[entity.wrapperAttributeOrder[i]] = value
+        }
+        object.owner = self
+        object.state.isInserted = true
+        registered[id] = object
+        inserted.append(object)
+        object.awakeFromInsert()
+        return object
+    }
+
+    /// The object for `id`: the registered one, or a fault that reads its row when touched.
+    /// Touching a fault whose row no longer exists leaves it with default values and
+    /// records an `.objectNotFound` error that validation reports; use
+    /// ``existingObject(with:)`` to get a typed error at once.
+    public func object(with id: ObjectID) -> ManagedObject {
+        checkQueue()
+        return resolve(id)
+    }
+
+    /// The object for `id`, read from the store if needed.
+    ///
+    /// - Throws: `.objectNotFound` if no such object exists.
+    ///
+    /// For example:
+    /// ```swift
+    /// let note = try context.existingObject(with: noteID) as? Note
+    /// ```
+    public func existingObject(with id: ObjectID) throws(StrataError) -> ManagedObject {
+        checkQueue()
+        if let object = registered[id] {
+            if object.state.isFault { fireFault(object) }
+            if object.valueErrors[-1] == nil { return object }
+            registered[id] = nil
+            throw StrataError(.objectNotFound, "No \(id.entity.name) with ID \(id) exists.", entity: id.entity.name, objectID: id)
+        }
+        guard !id.isTemporary else {
+            throw StrataError(.objectNotFound, "The temporary ID \(id) belongs to another context.", entity: id.entity.name, objectID: id)
+        }
+        let rows = try coordinator.readRows(of: id.entity, keys: [id.key])
+        guard let row = rows.first else {
+            throw StrataError(.objectNotFound, "No \(id.entity.name) with ID \(id) exists.", entity: id.entity.name, objectID: id)
+        }
+        let object = materialize(row, entity: id.entity)
+        object.awakeFromFetch()
+        return object
+    }
+
+    /// A new fault (or the registered object) for `id`.
+    func resolve(_ id: ObjectID) -> ManagedObject {
+        if let object = registered[id] { return object }
+        let object = id.entity.managedClass.init(ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true))
+        object.owner = self
+        registered[id] = object
+        return object
+    }
+
+    /// The registered object for a row, filled from the row if it was a fault or is new.
+    /// Objects with unsaved changes keep them.
+    func materialize(_ row: RowReader.Contents, entity: EntityDescription) -> ManagedObject {
+        let id = ObjectID(entity: entity, key: row.key)
+        if let object = registered[id] {
+            if object.state.isFault { fill(object, with: row) }
+            return object
+        }
+        let object = entity.managedClass.init(ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relations, isFault: false))
+        object.owner = self
+        object.rowVersion = row.version
+        object.valueErrors = row.errors
+        registered[id] = object
+        return object
+    }
+
+    /// Fills a fault from its row.
+    func fill(_ object: ManagedObject, with row: RowReader.Contents) {
+        object.attributeValues = row.attributes
+        object.relationValues = row.relations
+        object.rowVersion = row.version
+        object.valueErrors = row.errors
+        object.state.isFault = false
+        object.faultBatch = nil
+    }
+}

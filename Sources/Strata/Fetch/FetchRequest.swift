@@ -1,0 +1,41 @@
+/// Describes what to fetch: an entity, a filter, an order, and how much to read.
+///
+/// For example:
+/// ```swift
+/// var request = FetchRequest<Note>(
+///     predicate: try ObjectPredicate("title BEGINSWITH[c] %@", "he"),
+///     sortKeys: [SortKey("created", ascending: false)])
+/// request.fetchBatchSize = 50
+/// let notes = try context.fetch(request)
+/// ```
+public struct FetchRequest<Result: ManagedObject>: Sendable {
+    /// The entity to fetch; `nil` means the entity of `Result` (required for `ManagedObject` itself).
+    public var entityName: String?
+    /// Which objects match; `nil` matches all.
+    public var predicate: ObjectPredicate?
+    /// The order; ties are broken by primary key so results are stable.
+    public var sortKeys: [SortKey]
+    /// At most this many results (0 for no limit).
+    public var fetchLimit = 0
+    /// Skip this many results first.
+    public var fetchOffset = 0
+    /// When positive, only IDs are read up front and rows are read a page of this size at a
+    /// time, when an object of the page is first touched. Honoured in every context.
+    public var fetchBatchSize = 0
+    /// For dictionary results: the keys to read (attributes, or to-one relationships as IDs).
+    public var propertiesToFetch: [String]?
+    /// Relationships to read along with the results, in one query each (e.g. `["folder", "tags"]`,
+    /// or `"folder.owner"` through several levels), so touching them fires no more faults.
+    public var relationshipKeyPathsForPrefetching: [String] = []
+    /// Whether unsaved inserts, updates and deletes of the context count (the default, as in Core Data).
+    public var includesPendingChanges = true
+    /// When `true`, results are faults (their rows are read on first touch, a batch at a time).
+    public var returnsObjectsAsFaults = false
+
+    /// Creates a request for `Result`'s entity (or `entityName`).
+    public init(entityName: String? = nil, predicate: ObjectPredicate? = nil, sortKeys: [SortKey] = []) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortKeys = sortKeys
+    }
+}

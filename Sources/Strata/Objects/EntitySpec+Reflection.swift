@@ -1,0 +1,27 @@
+extension EntitySpec {
+    /// Describes a typed class by reflecting once on a prototype instance.
+    init(describing type: ManagedObject.Type) throws(StrataError) {
+        let placeholder = EntityDescription("_Prototype")
+        let prototype = type.init(ObjectCreation(
+            entity: placeholder, objectID: ObjectID(entity: placeholder, key: 0, isTemporary: true),
+            attributeValues: [], relationValues: [], isFault: false))
+        var attributes: [AttributeDescription] = []
+        var relationships: [RelationshipDescription] = []
+        var mirror: Mirror? = Mirror(reflecting: prototype)
+        while let current = mirror {
+            for child in current.children {
+                if let attribute = child.value as? any AttributeWrapperDescribing {
+                    attributes.append(attribute.attributeDescription())
+                } else if let relationship = child.value as? any RelationshipWrapperDescribing {
+                    relationships.append(relationship.relationshipDescription())
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        if attributes.isEmpty && relationships.isEmpty {
+            throw StrataError(.invalidModel, "\(type) declares no @Attribute or @Relationship.", entity: type.entityName)
+        }
+        self.init(name: type.entityName, attributes: attributes, relationships: relationships,
+                  managedClass: type, wrapperAttributeOrder: Array(attributes.indices))
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import OrderedCollections
+
+/// An object of the graph: a row of an entity, tracked by the context that holds it.
+///
+/// Subclass it and declare properties with `@Attribute` and `@Relationship`, or use it as
+/// is with a dynamic entity and key-based access. A managed object belongs to one context
+/// and must only be touched on that context's queue: it is deliberately not `Sendable`.
+/// Pass its ``objectID`` between contexts instead.
+///
+/// For example:
+/// ```swift
+/// final class Note: ManagedObject {
+///     @Attribute("title") var title = ""
+///     @Relationship("folder", inverse: "notes") var folder: Folder?
+/// }
+/// let note = context.insert(Note.self)
+/// note.title = "Hello"
+/// note["title"]        // "Hello"
+/// ```
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The entity this object belongs to.
+    public let entity: EntityDescription
+    /// The object's identity; temporary until the first save.
+    public internal(set) var objectID: ObjectID
+
+    /// The owning context (weak: a context owns its objects, not the other way round).
+    weak var owner: (any ObjectOwner)?
+    /// Attribute values in entity order; empty while a fault.
+    var attributeValues: [PropertyValue]
+    /// Relationship states in entity order; empty while a fault.
+    var relationValues: [RelationValue]
+    /// Lifecycle flags.
+    var state = ObjectState()
+    /// The `_version` of the row this object was read from (0 when inserted).
+    var rowVersion: Int64 = 0
+    /// Attribute values as last saved or fetched, captured at the first change.
+    var committedAttributes: [PropertyValue]?
+    /// Relationship states as last saved or fetched, captured at each one's first change.
+    var committedRelations: [Int: RelationValue] = [:]
+    /// Which properties changed since the last save (attributes first, then relationships).
+    var changedProperties = PropertyMask()
+    /// A value that could not be decoded or encoded (reported by validation; never dropped).
+    var valueErrors: [Int: StrataError] = [:]
+    /// Objects fetched together fire their faults together.
+    var faultBatch: FaultBatch?
+
+    /// Creates an object. Strata calls this; use `context.insert(_:)` to make new objects.
+    public required init(_ creation: ObjectCreation) {
+        self.entity = creation.entity
+        self.objectID = creation.objectID
+        self.attributeValues = creation.attributeValues
+        self.relationValues = creation.relationValues
+        self.state.isFault = creation.isFault
+    }
+
+    /// The entity name used for this class in a model (the class name unless overridden).
+    open class var entityName: String { String(describing: self) }
+
+    // MARK: State
+
+    /// The context that holds this object, if it still exists.
+    public var context: ObjectContext? { owner as? ObjectContext }
+    /// `true` while the object's values have not been read from its row.
+    public var isFault: Bool { state.isFault }
+    /// `true` from insertion until the first save.
+    public var isInserted: Bool { state.isInserted }
+    /// `true` once deleted (until the delete is saved or rolled back).
+    public var isDeleted: Bool { state.isDeleted }
+    /// `true` for a saved object with unsaved changes.
+    public var isUpdated: Bool { state.hasChanges && !state.isInserted && !state.isDeleted }
+    /// `true` when the object is inserted, deleted or changed.
+    public var hasChanges: Bool { state.hasChanges || state.isInserted || state.isDeleted }
+
+    // MARK: Lifecycle hooks
+
+    /// Called once, right after the object is inserted into a context. Set dynamic defaults here.
+    open func awakeFromInsert() {}
+    /// Called after the object's values are read from the store (fetch or fault).
+    open func awakeFromFetch() {}
+    /// Called before the object is saved (inserted, updated or deleted); changes made here are saved.
+    open func willSave() {}
+    /// Called after a save that included this object.
+    open func didSave() {}
+    /// Throw to refuse inserting the object; the save fails with a `.validation` error.
+    open func validateForInsert() throws {}
+    /// Throw to refuse saving changes to the object; the save fails with a `.validation` error.
+    open func validateForUpdate() throws {}
+    /// Throw to refuse deleting the object; the save fails with a `.validation` error.
+    open func validateForDelete() throws {}
+
+    // MARK: Identity
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        let flags = [isFault ? "fault" : nil, isInserted ? "inserted" : nil, isDeleted ? "deleted" : nil, isUpdated ? "updated" : nil]
+        return "<\(entity.name) \(objectID)\(flags.compactMap { $0 }.map { " " + $0 }.joined())>"
+    }
+
+    // MARK: Storage access (every read and write funnels through here)
+
+    /// Checks the queue and fires the fault before a read.
+    @inline(__always)
+    final func willAccess() {
+        guard let owner else { return }
+        owner.checkAccess(self)
+        if state.isFault { owner.fireFault(self) }
+    }
+
+    /// The stored value of the attribute at `index`.
+    final func attributeValue(at index: Int) -> PropertyValue {
+        willAccess()
+        return index < attributeValues.count ? attributeValues[index] : .null
+    }
+
+    /// Stores `value` for the attribute at `index`, tracking the change.
+    final func setAttributeValue(_ value: PropertyValue, at index: Int) {
+        willAccess()
+        guard index < attributeValues.count, attributeValues[index] != value else { return }
+        willChange()
+        attributeValues[index] = value
+        valueErrors[index] = nil
+        changedProperties.insert(index)
+    }
+
+    /// Records that the object is about to change (captures committed values the first time).
+    final func willChange() {
+        if !state.hasChanges {
+            if !state.isInserted { committedAttributes = attributeValues }
+            state.hasChanges = true
+            owner?.objectWillChange(self)
+        }
+    }
+
+    /// The position of attribute `key`, or -1.
+    final func attributeSlot(forKey key: String) -> Int {
+        if case .attribute(let i) = entity.propertyIndex[key] { return i }
+        return -1
+    }
+
+    /// The position of relationship `key`, or -1.
+    final func relationshipSlot(forKey key: String) -> Int {
+        if case .relationship(let i) = entity.propertyIndex[key] { return i }
+        return -1
+    }
+}
+
+/// The token passed to ``ManagedObject/init(_:)``; only Strata can make one.
+public struct ObjectCreation {
+    let entity: EntityDescription
+    let objectID: ObjectID
+    let attributeValues: [PropertyValue]
+    let relationValues: [RelationValue]
+    let isFault: Bool
+}
+
+/// An object's lifecycle flags.
+struct ObjectState {
+    var isFault = false
+    var isInserted = false
+    var isDeleted = false
+    var hasChanges = false
+    /// `awakeFromFetch` is due after the next row read.
+    var needsAwakeFromFetch = false
+}
+
+/// A small bit set of property positions.
+struct PropertyMask: Sendable, Equatable {
+    private var words: [UInt64] = []
+
+    mutating func insert(_ i: Int) {
+        let w = i >> 6
+        if w >= words.count { words.append(contentsOf: repeatElement(0, count: w - words.count + 1)) }
+        words[w] |= 1 << UInt64(i & 63)
+    }
+
+    func contains(_ i: Int) -> Bool {
+        let w = i >> 6
+        return w < words.count && words[w] & (1 << UInt64(i & 63)) != 0
+    }
+
+    var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+    mutating func removeAll() { words.removeAll(keepingCapacity: true) }
+}
+
+/// A group of objects fetched together: when one fires its fault, all of them are read.
+/// It names its members by ID, so it never keeps an object alive.
+final class FaultBatch {
+    let members: [ObjectID]
+    init(members: [ObjectID]) { self.members = members }
+}

@@ -1,0 +1,15 @@
+/// What a managed object needs from the context that owns it. Objects defines it; Context
+/// implements it, so that Objects never depends on Context.
+protocol ObjectOwner: AnyObject {
+    /// Traps (in concurrency debug mode) when called off the owner's queue.
+    func checkAccess(_ object: ManagedObject)
+    /// Reads the object's row (and its batch's) into storage. On failure the object keeps
+    /// its fault state cleared and records the error in `loadError`.
+    func fireFault(_ object: ManagedObject)
+    /// The destinations of a to-many relationship, read from the store or parent.
+    func loadToMany(_ object: ManagedObject, relationship: Int) -> [ManagedObject]
+    /// The object registered for `id`, or a new fault for it.
+    func resolve(_ id: ObjectID) -> ManagedObject
+    /// Called before the first change to a saved object, so it can be tracked as updated.
+    func objectWillChange(_ object: ManagedObject)
+}

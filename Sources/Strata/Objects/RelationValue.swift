@@ -1,0 +1,23 @@
+import OrderedCollections
+
+/// The in-memory state of one relationship of one object.
+enum RelationValue {
+    /// Not read yet (the object or the relationship is a fault).
+    case unloaded
+    /// A to-one, known by ID only (read from a row; resolved to an object on first use).
+    case toOneID(ObjectID?)
+    /// A to-one, resolved.
+    case toOne(ManagedObject?)
+    /// A to-many (ordered or not: the order is meaningful only for ordered relationships).
+    case toMany(OrderedSet<ManagedObject>)
+
+    /// The value as change sets and dictionaries report it.
+    var propertyValue: PropertyValue {
+        switch self {
+        case .unloaded: .null
+        case .toOneID(let id): id.map(PropertyValue.objectID) ?? .null
+        case .toOne(let object): object.map { .objectID($0.objectID) } ?? .null
+        case .toMany(let objects): .objectIDs(objects.map(\.objectID))
+        }
+    }
+}

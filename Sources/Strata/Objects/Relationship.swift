@@ -1,0 +1,147 @@
+import OrderedCollections
+
+/// Declares a relationship on a `ManagedObject` subclass, with an explicit key and inverse.
+///
+/// The property's type says the cardinality: `T?` is to-one, `Set<T>` is to-many, `[T]` is
+/// an ordered to-many. Setting one side updates the inverse at once.
+///
+/// For example:
+/// ```swift
+/// final class Folder: ManagedObject {
+///     @Relationship("notes", inverse: "folder", deleteRule: .cascade) var notes: Set<Note>
+/// }
+/// final class Note: ManagedObject {
+///     @Relationship("folder", inverse: "notes") var folder: Folder?
+/// }
+/// ```
+@propertyWrapper
+public struct Relationship<Value> {
+    let key: String
+    let inverse: String
+    let deleteRule: DeleteRule
+    let isOptional: Bool
+    let conversion: any RelationshipConversion.Type
+    var slot = -1
+
+    /// A to-one relationship (`var folder: Folder?`). A non-optional one must be set before save.
+    public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, optional: Bool = true) where Value == T? {
+        self.init(key, inverse, deleteRule, optional, ToOneConversion<T>.self)
+    }
+
+    /// A to-many relationship (`var notes: Set<Note>`).
+    public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify) where Value == Set<T> {
+        self.init(key, inverse, deleteRule, true, SetConversion<T>.self)
+    }
+
+    /// An ordered to-many relationship (`var items: [Item]`).
+    public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify) where Value == [T] {
+        self.init(key, inverse, deleteRule, true, ArrayConversion<T>.self)
+    }
+
+    private init(_ key: String, _ inverse: String, _ deleteRule: DeleteRule, _ isOptional: Bool, _ conversion: any RelationshipConversion.Type) {
+        self.key = key
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+        self.isOptional = isOptional
+        self.conversion = conversion
+    }
+
+    @available(*, unavailable, message: "@Relationship works only on ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { preconditionFailure("unreachable") }  // programmer error: unavailable accessor
+        set { preconditionFailure("unreachable") }  // programmer error: unavailable accessor
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
+    ) -> Value {
+        get {
+            let wrapper = object[keyPath: storageKeyPath]
+            return wrapper.conversion.read(object, slot: slot(object, storageKeyPath), as: Value.self)
+        }
+        set {
+            let wrapper = object[keyPath: storageKeyPath]
+            let slot = slot(object, storageKeyPath)
+            guard slot >= 0 else { return }
+            wrapper.conversion.write(newValue, to: object, slot: slot)
+        }
+    }
+
+    private static func slot<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> Int {
+        let cached = object[keyPath: storage].slot
+        if cached >= 0 { return cached }
+        let slot = object.relationshipSlot(forKey: object[keyPath: storage].key)
+        if slot >= 0 { object[keyPath: storage].slot = slot }
+        return slot
+    }
+}
+
+/// How a `@Relationship` wrapper reads and writes its Swift type.
+protocol RelationshipConversion {
+    static var destination: ManagedObject.Type { get }
+    static var isToMany: Bool { get }
+    static var isOrdered: Bool { get }
+    static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V
+    static func write<V>(_ value: V, to object: ManagedObject, slot: Int)
+}
+
+enum ToOneConversion<T: ManagedObject>: RelationshipConversion {
+    static var destination: ManagedObject.Type { T.self }
+    static var isToMany: Bool { false }
+    static var isOrdered: Bool { false }
+    static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
+        let target = slot >= 0 ? object.toOne(at: slot) as? T : nil
+        return target as! V  // programmer error: V is T? by the wrapper's initialiser
+    }
+    static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {
+        object.setToOne(value as? T, at: slot)
+    }
+}
+
+enum SetConversion<T: ManagedObject>: RelationshipConversion {
+    static var destination: ManagedObject.Type { T.self }
+    static var isToMany: Bool { true }
+    static var isOrdered: Bool { false }
+    static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
+        var set = Set<T>()
+        if slot >= 0 {
+            let objects = object.toMany(at: slot)
+            set.reserveCapacity(objects.count)
+            for case let typed as T in objects { set.insert(typed) }
+        }
+        return set as! V  // programmer error: V is Set<T> by the wrapper's initialiser
+    }
+    static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {
+        guard let set = value as? Set<T> else { return }
+        object.setToMany(OrderedSet(set.map { $0 as ManagedObject }), at: slot)
+    }
+}
+
+enum ArrayConversion<T: ManagedObject>: RelationshipConversion {
+    static var destination: ManagedObject.Type { T.self }
+    static var isToMany: Bool { true }
+    static var isOrdered: Bool { true }
+    static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
+        let array: [T] = slot >= 0 ? object.toMany(at: slot).compactMap { $0 as? T } : []
+        return array as! V  // programmer error: V is [T] by the wrapper's initialiser
+    }
+    static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {
+        guard let array = value as? [T] else { return }
+        object.setToMany(OrderedSet(array.map { $0 as ManagedObject }), at: slot)
+    }
+}
+
+/// What the model builder reads from a `@Relationship` found by reflection.
+protocol RelationshipWrapperDescribing {
+    func relationshipDescription() -> RelationshipDescription
+}
+
+extension Relationship: RelationshipWrapperDescribing {
+    func relationshipDescription() -> RelationshipDescription {
+        RelationshipDescription(key, destination: conversion.destination.entityName, inverse: inverse,
+                                isToMany: conversion.isToMany, isOrdered: conversion.isOrdered,
+                                deleteRule: deleteRule, isOptional: isOptional)
+    }
+}

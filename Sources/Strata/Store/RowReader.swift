@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+
+/// Reads an entity's rows into object storage. The column list is
+/// `_id, _version, <attribute columns>, <foreign keys>` (order columns are not read).
+struct RowReader {
+    let entity: EntityDescription
+    let model: ObjectModel
+
+    /// The SELECT list for table alias `alias`.
+    func selectList(alias: String) -> String {
+        var columns = ["\(alias)._id", "\(alias)._version"]
+        for column in entity.columns {
+            if case .order = column { continue }
+            columns.append("\(alias).\(quoted(StoreSchema.columnName(column, in: entity)))")
+        }
+        return columns.joined(separator: ", ")
+    }
+
+    /// One row's contents.
+    struct Contents {
+        var key: Int64
+        var version: Int64
+        var attributes: [PropertyValue]
+        var relations: [RelationValue]
+        /// Attributes whose stored bytes did not decode.
+        var errors: [Int: StrataError]
+    }
+
+    /// Reads the current row of a statement built with ``selectList(alias:)``.
+    func read(_ row: Row) -> Contents {
+        let key: Int64 = row[0]
+        let version: Int64 = row[1]
+        var attributes: [PropertyValue] = []
+        attributes.reserveCapacity(entity.attributes.count)
+        var errors: [Int: StrataError] = [:]
+        var index = 2
+        for (i, attribute) in entity.attributes.enumerated() {
+            var value = PropertyValue(databaseValue: row[index] as DatabaseValue, type: attribute.type)
+            if attribute.type == .transformable, case .data(let bytes) = value {
+                value = decode(bytes, attribute: attribute, slot: i, key: key, errors: &errors)
+            }
+            attributes.append(value)
+            index += 1
+        }
+        var relations: [RelationValue] = []
+        relations.reserveCapacity(entity.relationships.count)
+        for relationship in entity.relationships {
+            if relationship.isToMany {
+                relations.append(.unloaded)
+            } else if case .foreignKey = relationship.storage {
+                let target: Int64? = row[index]
+                index += 1
+                relations.append(.toOneID(target.map { ObjectID(entity: model.entities[relationship.destinationIndex], key: $0) }))
+            } else {
+                relations.append(.unloaded)
+            }
+        }
+        return Contents(key: key, version: version, attributes: attributes, relations: relations, errors: errors)
+    }
+
+    private func decode(_ bytes: Data, attribute: AttributeDescription, slot: Int, key: Int64, errors: inout [Int: StrataError]) -> PropertyValue {
+        guard let transformer = attribute.transformer else {
+            errors[slot] = StrataError(.undecodableValue, "No transformer for \(entity.name).\(attribute.name).", entity: entity.name, key: attribute.name, objectID: ObjectID(entity: entity, key: key))
+            return .transformed(TransformedValue(data: bytes, value: nil))
+        }
+        do {
+            return .transformed(TransformedValue(data: bytes, value: try transformer.decode(bytes)))
+        } catch {
+            errors[slot] = StrataError(
+                .undecodableValue, "The stored value of \(entity.name).\(attribute.name) does not decode: \(error)",
+                entity: entity.name, key: attribute.name, objectID: ObjectID(entity: entity, key: key), underlying: error)
+            return .transformed(TransformedValue(data: bytes, value: nil))
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import GRDB
+
+extension StoreCoordinator {
+    /// SQLite limits bound parameters; IN lists are read in chunks of this many keys.
+    static let keyChunk = 500
+
+    /// Reads the rows of `entity` with the given primary keys (any order; missing rows are absent).
+    func readRows(of entity: EntityDescription, keys: [Int64]) throws(StrataError) -> [RowReader.Contents] {
+        let reader = RowReader(entity: entity, model: model)
+        let select = "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.name)) t0 WHERE t0._id IN "
+        return try read { db in
+            var result: [RowReader.Contents] = []
+            result.reserveCapacity(keys.count)
+            var start = 0
+            while start < keys.count {
+                let chunk = keys[start..<min(start + Self.keyChunk, keys.count)]
+                let sql = select + "(" + repeatElement("?", count: chunk.count).joined(separator: ",") + ")"
+                let statement = try db.cachedStatement(sql: sql)
+                let rows = try Row.fetchCursor(statement, arguments: StatementArguments(Array(chunk)))
+                while let row = try rows.next() { result.append(reader.read(row)) }
+                start += Self.keyChunk
+            }
+            return result
+        }
+    }
+
+    /// One (source, target) pair of a relationship, with the target's position when ordered.
+    struct RelatedKey { var source: Int64; var target: Int64 }
+
+    /// Reads the destination keys of relationship `index` of `entity` for the given source keys,
+    /// in relationship order for ordered ones.
+    func readRelatedKeys(of entity: EntityDescription, relationship index: Int, keys: [Int64]) throws(StrataError) -> [RelatedKey] {
+        let relationship = entity.relationships[index]
+        let destination = model.entities[relationship.destinationIndex]
+        let select: String
+        switch relationship.storage {
+        case .foreignKey(let column):
+            select = "SELECT _id, \(quoted(column)) FROM \(quoted(entity.name)) WHERE \(quoted(column)) IS NOT NULL AND _id IN "
+        case .inverseForeignKey(let column, let orderColumn):
+            let order = orderColumn.map { "\(quoted($0)), " } ?? ""
+            select = "SELECT \(quoted(column)), _id FROM \(quoted(destination.name)) WHERE \(quoted(column)) IN %@ ORDER BY \(order)_id"
+        case .joinTable(let join):
+            let order = join.ownOrderColumn.map { "\(quoted($0)), " } ?? ""
+            select = "SELECT \(quoted(join.ownColumn)), \(quoted(join.otherColumn)) FROM \(quoted(join.name)) WHERE \(quoted(join.ownColumn)) IN %@ ORDER BY \(order)\(quoted(join.otherColumn))"
+        }
+        return try read { db in
+            var result: [RelatedKey] = []
+            var start = 0
+            while start < keys.count {
+                let chunk = keys[start..<min(start + Self.keyChunk, keys.count)]
+                let list = "(" + repeatElement("?", count: chunk.count).joined(separator: ",") + ")"
+                let sql = select.contains("%@") ? select.replacingOccurrences(of: "%@", with: list) : select + list
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(Array(chunk)))
+                while let row = try rows.next() { result.append(RelatedKey(source: row[0], target: row[1])) }
+                start += Self.keyChunk
+            }
+            return result
+        }
+    }
+
+    /// Runs a read, mapping SQLite failures to typed errors.
+    func read<T>(_ body: (Database) throws -> T) throws(StrataError) -> T {
+        do {
+            return try database.read(body)
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// A typed error for a failure met while reading or writing the store.
+    static func storeError(_ error: any Error, sql: String? = nil) -> StrataError {
+        if let error = error as? StrataError { return error }
+        if let db = error as? DatabaseError {
+            if db.resultCode == .SQLITE_CORRUPT || db.resultCode == .SQLITE_NOTADB {
+                return StrataError(.corruptStore, "The store is damaged: \(db.message ?? "")", sql: sql ?? db.sql, underlying: db)
+            }
+            return StrataError(.storeFailure, "SQLite: \(db.message ?? "\(db.resultCode)")", sql: sql ?? db.sql, underlying: db)
+        }
+        return StrataError(.storeFailure, "\(error)", underlying: error)
+    }
+}

@@ -1,0 +1,150 @@
+public import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// Connects contexts to one store: it opens the SQLite file, checks it belongs to the
+/// model, and runs every read and every save transaction.
+///
+/// Opening is asynchronous and never runs on the caller's thread, so opening from the main
+/// queue does not stall it.
+///
+/// For example:
+/// ```swift
+/// let coordinator = try await StoreCoordinator(model: model, store: .sqlite(url))
+/// let context = ObjectContext(.privateQueue, coordinator: coordinator)
+/// ```
+public final class StoreCoordinator: Sendable {
+    /// The model the store was opened with.
+    public let model: ObjectModel
+    /// Where the data lives.
+    public let store: StoreDescription
+    /// The store's UUID, written when it was created.
+    public let storeIdentifier: UUID
+
+    /// The connections: a WAL pool for files, a queue for in-memory stores.
+    let database: any DatabaseWriter
+    /// SQL recorded for tests and diagnostics (see ``recordingSQL(_:)``).
+    let sqlRecorder: SQLRecorder
+
+    /// Opens (creating if needed) the store described by `store` for `model`.
+    ///
+    /// - Throws: ``StrataError`` `.notAStore`, `.corruptStore` or `.modelMismatch` for a file
+    ///   that cannot be used as is; the file is then left untouched.
+    public init(model: ObjectModel, store: StoreDescription) async throws(StrataError) {
+        let recorder = SQLRecorder()
+        let opened = await Task.detached { () -> Result<(any DatabaseWriter, UUID), StrataError> in
+            do throws(StrataError) {
+                return .success(try Self.open(model: model, store: store, recorder: recorder))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        let (database, identifier) = try opened.get()
+        self.model = model
+        self.store = store
+        self.database = database
+        self.storeIdentifier = identifier
+        self.sqlRecorder = recorder
+    }
+
+    private static func open(model: ObjectModel, store: StoreDescription, recorder: SQLRecorder) throws(StrataError) -> (any DatabaseWriter, UUID) {
+        var configuration = Configuration()
+        if case .sqlite(_, let options) = store { configuration.busyMode = .timeout(options.busyTimeout) }
+        let logsSQL: Bool = if case .sqlite(_, let options) = store { options.logsSQL } else { false }
+        let logger = Logger(label: "strata.sql")
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            ConnectionSetup.prepare(db)
+            db.trace { event in
+                guard recorder.isRecording || logsSQL, case .statement(let statement) = event else { return }
+                recorder.record(statement.sql)
+                if logsSQL { logger.trace("\(statement.sql)") }
+            }
+        }
+        let database: any DatabaseWriter
+        let contents: StoreOpener.Contents
+        do {
+            switch store {
+            case .inMemory:
+                contents = .empty
+                database = try DatabaseQueue(configuration: configuration)
+            case .sqlite(let url, _):
+                contents = try StoreOpener.inspect(url, model: model)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                database = try DatabasePool(path: url.path, configuration: configuration)
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.storeFailure, "The store could not be opened: \(error)", underlying: error)
+        }
+        switch contents {
+        case .store(let identifier):
+            return (database, identifier)
+        case .empty:
+            let identifier = UUID()
+            do {
+                try database.write { db in
+                    for statement in StoreSchema.createStatements(for: model) { try db.execute(sql: statement) }
+                    let insert = "INSERT INTO \(StoreSchema.metadataTable) (key, value) VALUES (?, ?)"
+                    try db.execute(sql: insert, arguments: ["modelHash", model.versionHash])
+                    try db.execute(sql: insert, arguments: ["storeUUID", identifier.uuidString])
+                    try db.execute(sql: insert, arguments: ["formatVersion", StoreSchema.formatVersion])
+                }
+            } catch {
+                throw StrataError(.storeFailure, "The store could not be created: \(error)", underlying: error)
+            }
+            return (database, identifier)
+        }
+    }
+
+    /// The ID named by a URI from ``ObjectID/uriRepresentation``, if it names an entity of this model.
+    ///
+    /// For example:
+    /// ```swift
+    /// let id = coordinator.objectID(forURI: note.objectID.uriRepresentation)
+    /// ```
+    public func objectID(forURI uri: URL) -> ObjectID? {
+        let parts = uri.path.split(separator: "/")
+        guard uri.scheme == "strata", parts.count == 2, let entity = model.entity(named: String(parts[0])),
+              let kind = parts[1].first, kind == "p" || kind == "t", let key = Int64(parts[1].dropFirst())
+        else { return nil }
+        return ObjectID(entity: entity, key: key, isTemporary: kind == "t")
+    }
+
+    /// Runs `body` and returns the SQL statements this coordinator executed meanwhile (on any
+    /// connection). Meant for tests and diagnostics.
+    ///
+    /// For example:
+    /// ```swift
+    /// let statements = try await coordinator.recordingSQL { try await context.perform { try context.fetch(request).count } }
+    /// ```
+    public func recordingSQL<T>(_ body: () async throws -> T) async rethrows -> (T, [String]) {
+        sqlRecorder.start()
+        let result = try await body()
+        return (result, sqlRecorder.stop())
+    }
+
+    /// Closes the connections. Further use of this coordinator's contexts fails.
+    public func close() throws {
+        if let pool = database as? DatabasePool { try pool.close() }
+        if let queue = database as? DatabaseQueue { try queue.close() }
+    }
+}
+
+/// Collects executed SQL while recording is on.
+final class SQLRecorder: Sendable {
+    private let state = Mutex<[String]?>(nil)
+    private let recording = Atomic<Bool>(false)
+    var isRecording: Bool { recording.load(ordering: .relaxed) }
+    func start() { state.withLock { $0 = [] }; recording.store(true, ordering: .relaxed) }
+    func stop() -> [String] { recording.store(false, ordering: .relaxed); return state.withLock { let s = $0 ?? []; $0 = nil; return s } }
+    func record(_ sql: String) { state.withLock { $0?.append(sql) } }
+}
+
+/// Per-connection setup shared by every coordinator (SQL functions used by predicates).
+enum ConnectionSetup {
+    static func prepare(_ db: Database) {
+    }
+}

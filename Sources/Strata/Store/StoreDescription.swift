@@ -1,0 +1,36 @@
+public import Foundation
+
+/// Where a coordinator keeps its data.
+///
+/// For example:
+/// ```swift
+/// let onDisk = StoreDescription.sqlite(URL(fileURLWithPath: "/tmp/notes.sqlite"))
+/// let scratch = StoreDescription.inMemory
+/// ```
+public enum StoreDescription: Sendable, Hashable {
+    /// A SQLite file (created when missing), in WAL mode.
+    case sqlite(URL, options: StoreOptions = StoreOptions())
+    /// A private in-memory SQLite database, gone when the coordinator is.
+    case inMemory
+
+    /// A SQLite file with default options.
+    public static func sqlite(_ url: URL) -> StoreDescription { .sqlite(url, options: StoreOptions()) }
+}
+
+/// Tuning for a SQLite store.
+///
+/// For example:
+/// ```swift
+/// var options = StoreOptions()
+/// options.busyTimeout = 10
+/// let store = StoreDescription.sqlite(url, options: options)
+/// ```
+public struct StoreOptions: Sendable, Hashable {
+    /// Seconds a connection waits for another one's write lock before reporting busy.
+    public var busyTimeout: Double = 5
+    /// Log every SQL statement through swift-log at `.trace` (label `strata.sql`).
+    public var logsSQL = false
+
+    /// Default options: 5 s busy timeout, no SQL log.
+    public init() {}
+}
