@@ -32,7 +32,7 @@ public struct AttributeDescription: Sendable, Hashable {
 
     /// Creates an attribute description.
     public init(
-        _ name: String, type: AttributeType, isOptional: Bool = false, defaultValue: PropertyValue = .null,
+        _ name: String, type: AttributeType, isOptional: Bool = true, defaultValue: PropertyValue = .null,
         isIndexed: Bool = false, isUnique: Bool = false, transformerName: TransformerName? = nil,
         renamingIdentifier: String? = nil
     ) {

@@ -8,14 +8,14 @@ public import Foundation
 /// For example:
 /// ```swift
 /// struct UppercaseTransformer: DataTransformer {
-///     func encode(_ value: any Sendable) throws -> Data { Data((value as! String).uppercased().utf8) }
+///     func encode(_ value: Any) throws -> Data { Data((value as! String).uppercased().utf8) }
 ///     func decode(_ data: Data) throws -> any Sendable { String(decoding: data, as: UTF8.self) }
 /// }
 /// TransformerRegistry.shared.register(UppercaseTransformer(), as: "uppercase")
 /// ```
 public protocol DataTransformer: Sendable {
     /// Encodes `value` as bytes. Throw if it is not a value this transformer handles.
-    func encode(_ value: any Sendable) throws -> Data
+    func encode(_ value: Any) throws -> Data
     /// Decodes bytes written by ``encode(_:)``. Throw if they do not decode.
     func decode(_ data: Data) throws -> any Sendable
 }
@@ -42,7 +42,7 @@ public struct JSONTransformer<Value: Codable & Sendable>: DataTransformer {
     /// Creates a JSON transformer for `Value`.
     public init() {}
 
-    public func encode(_ value: any Sendable) throws -> Data {
+    public func encode(_ value: Any) throws -> Data {
         guard let typed = value as? Value else { throw TransformerError.wrongType(expected: "\(Value.self)", got: "\(type(of: value))") }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -59,7 +59,7 @@ public struct PropertyListTransformer<Value: Codable & Sendable>: DataTransforme
     /// Creates a property-list transformer for `Value`.
     public init() {}
 
-    public func encode(_ value: any Sendable) throws -> Data {
+    public func encode(_ value: Any) throws -> Data {
         guard let typed = value as? Value else { throw TransformerError.wrongType(expected: "\(Value.self)", got: "\(type(of: value))") }
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .binary

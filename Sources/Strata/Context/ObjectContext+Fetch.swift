@@ -1,0 +1,232 @@
+import GRDB
+
+extension ObjectContext {
+    /// Fetches the objects a request describes, with this context's unsaved changes folded in
+    /// (unless `includesPendingChanges` is false).
+    ///
+    /// With a `fetchBatchSize`, only primary keys are read now; objects are faults grouped in
+    /// pages, and touching one reads its whole page in one query.
+    ///
+    /// - Throws: `.malformedPredicate` or `.invalidRequest` for a request that does not fit the
+    ///   model; `.undecodableValue` when a stored transformable value does not decode.
+    ///
+    /// For example:
+    /// ```swift
+    /// let recent = try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("created", ascending: false)]))
+    /// ```
+    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(StrataError) -> [T] {
+        checkQueue()
+        let entity = try entity(for: request)
+        let plan = try FetchPlan(request, entity: entity, model: model)
+        let pending = request.includesPendingChanges && hasPendingChanges(of: entity)
+        let asFaults = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
+        var objects: [ManagedObject]
+        var awakened: [ManagedObject] = []
+        if asFaults {
+            objects = try fetchKeys(plan, paged: !pending).map { resolve(ObjectID(entity: entity, key: $0)) }
+            groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
+        } else {
+            let reader = RowReader(entity: entity, model: model)
+            var arguments: [DatabaseValue] = []
+            let sql = plan.sql(columns: reader.selectList(alias: "t0"), paged: !pending, arguments: &arguments)
+            let rows = try coordinator.read { db in
+                try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map(reader.read).reduce(into: []) { $0.append($1) }
+            }
+            objects = []
+            objects.reserveCapacity(rows.count)
+            for row in rows {
+                if let error = row.errors.values.first { throw error }
+                let isNew = registered[ObjectID(entity: entity, key: row.key)].map(\.state.isFault) ?? true
+                let object = materialize(row, entity: entity)
+                if isNew { awakened.append(object) }
+                objects.append(object)
+            }
+        }
+        if pending { objects = foldPendingChanges(into: objects, plan: plan) }
+        try prefetch(request.relationshipKeyPathsForPrefetching, from: objects)
+        for object in awakened { object.awakeFromFetch() }
+        return objects.compactMap { $0 as? T }
+    }
+
+    /// Fetches only the IDs of the matching objects.
+    ///
+    /// For example:
+    /// ```swift
+    /// let ids = try context.fetchObjectIDs(FetchRequest<Note>())
+    /// ```
+    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(StrataError) -> [ObjectID] {
+        checkQueue()
+        let entity = try entity(for: request)
+        if request.includesPendingChanges && hasPendingChanges(of: entity) {
+            var faulting = request
+            faulting.returnsObjectsAsFaults = true
+            faulting.relationshipKeyPathsForPrefetching = []
+            return try fetch(faulting).map(\.objectID)
+        }
+        return try fetchKeys(FetchPlan(request, entity: entity, model: model), paged: true).map { ObjectID(entity: entity, key: $0) }
+    }
+
+    /// Counts the matching objects without reading them.
+    ///
+    /// For example:
+    /// ```swift
+    /// let unread = try context.count(for: FetchRequest<Note>(predicate: try ObjectPredicate("isRead == NO")))
+    /// ```
+    public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(StrataError) -> Int {
+        checkQueue()
+        let entity = try entity(for: request)
+        if request.includesPendingChanges && hasPendingChanges(of: entity) { return try fetchObjectIDs(request).count }
+        let plan = try FetchPlan(request, entity: entity, model: model)
+        var arguments: [DatabaseValue] = []
+        var sql = "SELECT COUNT(*) FROM \(quoted(entity.name)) t0"
+        if let predicate = plan.predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
+        let total = try coordinator.read { db in try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0 }
+        let afterOffset = max(0, total - plan.offset)
+        return plan.limit > 0 ? min(plan.limit, afterOffset) : afterOffset
+    }
+
+    /// Fetches plain values instead of objects: one dictionary per row with the keys of
+    /// `propertiesToFetch` (all attributes when nil); to-one relationships come as `.objectID`.
+    /// Reads the store only (pending changes are not included, as in Core Data).
+    ///
+    /// For example:
+    /// ```swift
+    /// var request = FetchRequest<Note>(sortKeys: [SortKey("title")])
+    /// request.propertiesToFetch = ["title", "folder"]
+    /// let rows = try context.fetchDictionaries(request)   // [["title": .string("Hello"), "folder": .objectID(…)]]
+    /// ```
+    public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws(StrataError) -> [[String: PropertyValue]] {
+        checkQueue()
+        let entity = try entity(for: request)
+        let plan = try FetchPlan(request, entity: entity, model: model)
+        let keys = request.propertiesToFetch ?? entity.attributes.map(\.name)
+        var columns: [String] = []
+        var readers: [(String, (DatabaseValue) throws(StrataError) -> PropertyValue)] = []
+        for key in keys {
+            switch entity.propertyIndex[key] {
+            case .attribute(let i)?:
+                let attribute = entity.attributes[i]
+                columns.append("t0.\(quoted(key))")
+                readers.append((key, { (value: DatabaseValue) throws(StrataError) -> PropertyValue in
+                    let stored = PropertyValue(databaseValue: value, type: attribute.type)
+                    guard attribute.type == .transformable, case .data(let bytes) = stored else { return stored }
+                    do {
+                        guard let transformer = attribute.transformer else { throw StrataError(.undecodableValue, "No transformer.") }
+                        return .transformed(TransformedValue(data: bytes, value: try transformer.decode(bytes)))
+                    } catch {
+                        throw StrataError(.undecodableValue, "The stored value of \(entity.name).\(key) does not decode: \(error)", entity: entity.name, key: key, underlying: error)
+                    }
+                }))
+            case .relationship(let i)?:
+                let relationship = entity.relationships[i]
+                guard case .foreignKey(let column) = relationship.storage else {
+                    throw StrataError(.invalidRequest, "propertiesToFetch takes attributes and to-one relationships; \(key) is not one.", entity: entity.name, key: key)
+                }
+                let destination = model.entities[relationship.destinationIndex]
+                columns.append("t0.\(quoted(column))")
+                readers.append((key, { value in Int64.fromDatabaseValue(value).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
+            case nil:
+                throw StrataError(.invalidRequest, "\(entity.name) has no property \(key).", entity: entity.name, key: key)
+            }
+        }
+        var arguments: [DatabaseValue] = []
+        let sql = plan.sql(columns: columns.isEmpty ? "t0._id" : columns.joined(separator: ", "), paged: true, arguments: &arguments)
+        let rows = try coordinator.read { db in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) }
+        var result: [[String: PropertyValue]] = []
+        result.reserveCapacity(rows.count)
+        for row in rows {
+            var dictionary: [String: PropertyValue] = [:]
+            for (i, (key, read)) in readers.enumerated() { dictionary[key] = try read(row[i]) }
+            result.append(dictionary)
+        }
+        return result
+    }
+
+    // MARK: Helpers
+
+    func entity<T>(for request: FetchRequest<T>) throws(StrataError) -> EntityDescription {
+        if let name = request.entityName {
+            guard let entity = model.entity(named: name) else {
+                throw StrataError(.invalidRequest, "The model has no entity named \(name).", entity: name)
+            }
+            return entity
+        }
+        guard let entity = model.entity(for: T.self) else {
+            throw StrataError(.invalidRequest, "FetchRequest<\(T.self)> needs an entityName: \(T.self) is not an entity class of this model.")
+        }
+        return entity
+    }
+
+    private func hasPendingChanges(of entity: EntityDescription) -> Bool {
+        inserted.contains { $0.entity === entity } || updated.contains { $0.entity === entity } || deleted.contains { $0.entity === entity }
+    }
+
+    private func fetchKeys(_ plan: FetchPlan, paged: Bool) throws(StrataError) -> [Int64] {
+        var arguments: [DatabaseValue] = []
+        let sql = plan.sql(columns: "t0._id", paged: paged, arguments: &arguments)
+        return try coordinator.read { db in try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) }
+    }
+
+    /// Puts faults into pages that fire together.
+    private func groupFaults(_ objects: [ManagedObject], pageSize: Int) {
+        var start = 0
+        while start < objects.count {
+            let page = objects[start..<min(start + pageSize, objects.count)].filter(\.state.isFault)
+            let batch = FaultBatch(members: page.map(\.objectID))
+            for object in page { object.faultBatch = batch }
+            start += pageSize
+        }
+    }
+
+    /// Removes deleted objects, re-checks changed ones, adds matching inserted ones, re-sorts.
+    private func foldPendingChanges(into fetched: [ManagedObject], plan: FetchPlan) -> [ManagedObject] {
+        let entity = plan.entity
+        var result = fetched.filter { !$0.state.isDeleted && (!$0.state.hasChanges || plan.matches($0)) }
+        var present = Set(result.map(ObjectIdentifier.init))
+        for object in updated where object.entity === entity && !present.contains(ObjectIdentifier(object)) && plan.matches(object) {
+            result.append(object)
+            present.insert(ObjectIdentifier(object))
+        }
+        for object in inserted where object.entity === entity && plan.matches(object) { result.append(object) }
+        result.sort(by: plan.areInIncreasingOrder)
+        return plan.window(result)
+    }
+
+    /// Reads the relationships named by `keyPaths` for all `objects` at once, one query per
+    /// relationship and level.
+    private func prefetch(_ keyPaths: [String], from objects: [ManagedObject]) throws(StrataError) {
+        for keyPath in keyPaths {
+            var level = objects
+            for key in keyPath.split(separator: ".").map(String.init) {
+                guard let first = level.first else { break }
+                let entity = first.entity
+                guard case .relationship(let index)? = entity.propertyIndex[key] else {
+                    throw StrataError(.invalidRequest, "\(entity.name) has no relationship \(key) to prefetch.", entity: entity.name, key: key)
+                }
+                let relationship = entity.relationships[index]
+                let destination = model.entities[relationship.destinationIndex]
+                var next: [ManagedObject] = []
+                let saved = level.filter { !$0.objectID.isTemporary && !$0.state.isFault }
+                if !relationship.isToMany, case .foreignKey = relationship.storage {
+                    next = saved.compactMap { $0.toOne(at: index) }
+                } else {
+                    let unloaded = saved.filter { if case .unloaded = $0.relationValues[index] { return true } else { return false } }
+                    let pairs = try coordinator.readRelatedKeys(of: entity, relationship: index, keys: unloaded.map(\.objectID.key))
+                    var bySource: [Int64: [ManagedObject]] = [:]
+                    for pair in pairs { bySource[pair.source, default: []].append(resolve(ObjectID(entity: destination, key: pair.target))) }
+                    for object in unloaded {
+                        let targets = bySource[object.objectID.key] ?? []
+                        object.relationValues[index] = relationship.isToMany ? .toMany(.init(targets)) : .toOne(targets.first)
+                    }
+                    next = saved.flatMap { relationship.isToMany ? Array($0.toMany(at: index)) : ($0.toOne(at: index).map { [$0] } ?? []) }
+                }
+                let faults = next.filter(\.state.isFault)
+                if !faults.isEmpty {
+                    let rows = try coordinator.readRows(of: destination, keys: Array(Set(faults.map(\.objectID.key))))
+                    for row in rows { materialize(row, entity: destination).awakeFromFetch() }
+                }
+                level = next
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import OrderedCollections
+
+extension ObjectContext {
+    /// Saves every insert, update and delete to the store in one SQLite transaction.
+    ///
+    /// Before writing, `willSave()` runs on each changed object, then validation: required
+    /// values, values that failed to encode, `.deny` delete rules and the objects' own
+    /// `validateFor…` hooks. Any failure throws a typed error naming the object and key, and
+    /// nothing is written. A row changed in the store since it was read is a `.conflict`
+    /// (optimistic locking), as is an insert that collides with a unique value.
+    ///
+    /// For example:
+    /// ```swift
+    /// try await context.perform { try context.save() }
+    /// ```
+    public func save() throws(StrataError) {
+        checkQueue()
+        guard hasChanges else { return }
+        var announced = Set<ObjectIdentifier>()
+        while true {
+            let pending = Array(inserted) + Array(updated) + Array(deleted)
+            let fresh = pending.filter { announced.insert(ObjectIdentifier($0)).inserted }
+            if fresh.isEmpty { break }
+            for object in fresh { object.willSave() }
+        }
+        try validatePendingChanges()
+        let work = SaveTransaction(model: model, inserted: Array(inserted), updated: Array(updated), deleted: Array(deleted))
+        let outcome = try coordinator.save(work)
+        didSave(outcome)
+    }
+
+    private func validatePendingChanges() throws(StrataError) {
+        for object in inserted { try validate(object, hook: object.validateForInsert) }
+        for object in updated { try validate(object, hook: object.validateForUpdate) }
+        for object in deleted {
+            for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
+                let targets: [ManagedObject] = relationship.isToMany ? Array(object.toMany(at: index)) : (object.toOne(at: index).map { [$0] } ?? [])
+                if let target = targets.first(where: { !$0.state.isDeleted }) {
+                    throw StrataError(.deleteDenied, "\(object.entity.name) \(object.objectID) cannot be deleted while its \(relationship.name) holds \(target.objectID).",
+                                      entity: object.entity.name, key: relationship.name, objectID: object.objectID)
+                }
+            }
+            try runHook(object.validateForDelete, object)
+        }
+    }
+
+    private func validate(_ object: ManagedObject, hook: () throws -> Void) throws(StrataError) {
+        let entity = object.entity
+        if let missing = object.valueErrors[-1] { throw missing }
+        for (slot, error) in object.valueErrors where slot >= 0 && error.code != .undecodableValue { throw error }
+        for (i, attribute) in entity.attributes.enumerated() where !attribute.isOptional && object.attributeValues[i].isNull {
+            throw StrataError(.validation, "\(entity.name).\(attribute.name) is required but nil.", entity: entity.name, key: attribute.name, objectID: object.objectID)
+        }
+        for (i, relationship) in entity.relationships.enumerated() where !relationship.isOptional && !relationship.isToMany {
+            if object.toOne(at: i) == nil {
+                throw StrataError(.validation, "\(entity.name).\(relationship.name) is required but nil.", entity: entity.name, key: relationship.name, objectID: object.objectID)
+            }
+        }
+        try runHook(hook, object)
+    }
+
+    private func runHook(_ hook: () throws -> Void, _ object: ManagedObject) throws(StrataError) {
+        do { try hook() } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.validation, "\(object.entity.name) \(object.objectID) failed validation: \(error)", entity: object.entity.name, objectID: object.objectID, underlying: error)
+        }
+    }
+
+    /// Brings the objects in line with what was written.
+    private func didSave(_ outcome: SaveOutcome) {
+        let saved = Array(inserted) + Array(updated)
+        for object in inserted {
+            registered[object.objectID] = nil
+            object.objectID = ObjectID(entity: object.entity, key: outcome.assignedKeys[ObjectIdentifier(object)] ?? object.objectID.key)
+            registered[object.objectID] = object
+            object.state.isInserted = false
+            object.rowVersion = 1
+        }
+        for object in updated { object.rowVersion += 1 }
+        for object in deleted {
+            registered[object.objectID] = nil
+            object.owner = nil
+        }
+        for object in saved { object.clearChanges() }
+        let all = saved + Array(deleted)
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+        for object in all { object.didSave() }
+    }
+
+    /// Discards every unsaved change: inserted objects go, updated and deleted ones get their
+    /// saved values and relationships back.
+    ///
+    /// For example:
+    /// ```swift
+    /// note.title = "Oops"
+    /// context.rollback()       // note.title is what was saved
+    /// ```
+    public func rollback() {
+        checkQueue()
+        let touched = Array(updated) + Array(deleted) + Array(registered.values.filter { $0.state.hasChanges && !$0.state.isInserted })
+        for object in inserted {
+            registered[object.objectID] = nil
+            object.owner = nil
+            object.state.isDeleted = true
+        }
+        for object in touched {
+            if let committed = object.committedAttributes { object.attributeValues = committed }
+            for (index, value) in object.committedRelations { object.relationValues[index] = value }
+            object.state.isDeleted = false
+            object.clearChanges()
+        }
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+    }
+
+    /// Forgets every object: the context is as new. Objects obtained before are unusable.
+    public func reset() {
+        checkQueue()
+        for object in registered.values { object.owner = nil }
+        registered.removeAll()
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+    }
+
+    /// Re-reads `object` from the store. With `mergeChanges: false` its unsaved changes are
+    /// discarded and it becomes a fault; with `true` they are kept on top of the fresh values.
+    ///
+    /// For example:
+    /// ```swift
+    /// context.refresh(note, mergeChanges: false)
+    /// ```
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        checkQueue()
+        guard object.owner === self, !object.state.isInserted else { return }
+        if !mergeChanges || !object.state.hasChanges {
+            if object.state.hasChanges {
+                if let committed = object.committedAttributes { object.attributeValues = committed }
+                for (index, value) in object.committedRelations { object.relationValues[index] = value }
+                object.clearChanges()
+                updated.remove(object)
+            }
+            object.state.isFault = true
+            object.attributeValues = []
+            object.relationValues = []
+            object.faultBatch = nil
+            return
+        }
+        guard let row = try? coordinator.readRows(of: object.entity, keys: [object.objectID.key]).first else { return }
+        let attributeCount = object.entity.attributes.count
+        for i in 0..<attributeCount where !object.changedProperties.contains(i) {
+            object.attributeValues[i] = row.attributes[i]
+        }
+        for i in object.entity.relationships.indices where !object.changedProperties.contains(attributeCount + i) {
+            object.relationValues[i] = row.relations[i]
+        }
+        object.committedAttributes = row.attributes
+        object.rowVersion = row.version
+    }
+}
+
+extension ManagedObject {
+    /// Forgets change tracking after a save or rollback.
+    func clearChanges() {
+        committedAttributes = nil
+        committedRelations.removeAll()
+        changedProperties.removeAll()
+        state.hasChanges = false
+        for (slot, error) in valueErrors where error.code != .undecodableValue { valueErrors[slot] = nil }
+    }
+}

@@ -1,0 +1,61 @@
+import GRDB
+
+/// A fetch request compiled against its entity: the SQL clauses and the in-memory
+/// equivalents used to fold in a context's unsaved changes.
+struct FetchPlan {
+    let entity: EntityDescription
+    let predicate: CompiledPredicate?
+    let sortKeys: [CompiledSortKey]
+    let limit: Int
+    let offset: Int
+
+    init<T>(_ request: FetchRequest<T>, entity: EntityDescription, model: ObjectModel) throws(StrataError) {
+        self.entity = entity
+        self.predicate = try request.predicate?.compiled(for: entity, in: model)
+        var sortKeys: [CompiledSortKey] = []
+        for key in request.sortKeys { sortKeys.append(try key.compiled(for: entity, in: model)) }
+        self.sortKeys = sortKeys
+        self.limit = max(0, request.fetchLimit)
+        self.offset = max(0, request.fetchOffset)
+    }
+
+    /// `SELECT <columns> FROM <entity> t0 WHERE … ORDER BY …, t0._id [LIMIT … OFFSET …]`.
+    func sql(columns: String, paged: Bool, arguments: inout [DatabaseValue]) -> String {
+        var sql = "SELECT \(columns) FROM \(quoted(entity.name)) t0"
+        if let predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
+        sql += " ORDER BY " + (sortKeys.map { $0.sql(alias: "t0") } + ["t0._id"]).joined(separator: ", ")
+        if paged && (limit > 0 || offset > 0) {
+            sql += " LIMIT ? OFFSET ?"
+            arguments.append((limit > 0 ? Int64(limit) : -1).databaseValue)
+            arguments.append(Int64(offset).databaseValue)
+        }
+        return sql
+    }
+
+    /// Whether `subject` passes the predicate (in memory).
+    func matches(_ subject: any PredicateSubject) -> Bool { predicate?.evaluate(subject) ?? true }
+
+    /// The in-memory order: the sort keys, then primary key (temporary IDs last), like the SQL.
+    func areInIncreasingOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
+        for key in sortKeys {
+            let order = key.compare(a, b)
+            if order != 0 { return order < 0 }
+        }
+        if a.objectID.isTemporary != b.objectID.isTemporary { return !a.objectID.isTemporary }
+        return a.objectID.key < b.objectID.key
+    }
+
+    /// Applies offset and limit in memory.
+    func window<C: Collection>(_ items: C) -> [C.Element] {
+        let start = items.dropFirst(offset)
+        return limit > 0 ? Array(start.prefix(limit)) : Array(start)
+    }
+}
+
+extension ManagedObject: PredicateSubject {
+    var predicateEntity: EntityDescription { entity }
+    var predicateObjectID: ObjectID { objectID }
+    func predicateAttribute(_ index: Int) -> PropertyValue { attributeValue(at: index) }
+    func predicateToOne(_ index: Int) -> (any PredicateSubject)? { toOne(at: index) }
+    func predicateToMany(_ index: Int) -> [any PredicateSubject] { Array(toMany(at: index)) }
+}
