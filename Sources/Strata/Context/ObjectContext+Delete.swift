@@ -10,7 +10,7 @@ extension ObjectContext {
     /// ```
     public func delete(_ object: ManagedObject) {
         checkQueue()
-        guard object.owner === self, !object.state.isDeleted else { return }
+        guard object.storageOwner === self, !object.lifecycle.isDeleted else { return }
         object.willAccess()
         var cascade: [ManagedObject] = []
         for (index, relationship) in object.entity.relationships.enumerated() {
@@ -21,8 +21,8 @@ extension ObjectContext {
                 if relationship.deleteRule == .cascade { cascade.append(target) }
             }
         }
-        object.state.isDeleted = true
-        if object.state.isInserted {
+        object.lifecycle.isDeleted = true
+        if object.lifecycle.isInserted {
             inserted.remove(object)
             registered[object.objectID] = nil
         } else {

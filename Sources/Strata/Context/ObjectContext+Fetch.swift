@@ -36,7 +36,7 @@ extension ObjectContext {
             objects.reserveCapacity(rows.count)
             for row in rows {
                 if let error = row.errors.values.first { throw error }
-                let isNew = registered[ObjectID(entity: entity, key: row.key)].map(\.state.isFault) ?? true
+                let isNew = registered[ObjectID(entity: entity, key: row.key)].map(\.lifecycle.isFault) ?? true
                 let object = materialize(row, entity: entity)
                 if isNew { awakened.append(object) }
                 objects.append(object)
@@ -171,7 +171,7 @@ extension ObjectContext {
     private func groupFaults(_ objects: [ManagedObject], pageSize: Int) {
         var start = 0
         while start < objects.count {
-            let page = objects[start..<min(start + pageSize, objects.count)].filter(\.state.isFault)
+            let page = objects[start..<min(start + pageSize, objects.count)].filter(\.lifecycle.isFault)
             let batch = FaultBatch(members: page.map(\.objectID))
             for object in page { object.faultBatch = batch }
             start += pageSize
@@ -181,7 +181,7 @@ extension ObjectContext {
     /// Removes deleted objects, re-checks changed ones, adds matching inserted ones, re-sorts.
     private func foldPendingChanges(into fetched: [ManagedObject], plan: FetchPlan) -> [ManagedObject] {
         let entity = plan.entity
-        var result = fetched.filter { !$0.state.isDeleted && (!$0.state.hasChanges || plan.matches($0)) }
+        var result = fetched.filter { !$0.lifecycle.isDeleted && (!$0.lifecycle.hasChanges || plan.matches($0)) }
         var present = Set(result.map(ObjectIdentifier.init))
         for object in updated where object.entity === entity && !present.contains(ObjectIdentifier(object)) && plan.matches(object) {
             result.append(object)
@@ -206,7 +206,7 @@ extension ObjectContext {
                 let relationship = entity.relationships[index]
                 let destination = model.entities[relationship.destinationIndex]
                 var next: [ManagedObject] = []
-                let saved = level.filter { !$0.objectID.isTemporary && !$0.state.isFault }
+                let saved = level.filter { !$0.objectID.isTemporary && !$0.lifecycle.isFault }
                 if !relationship.isToMany, case .foreignKey = relationship.storage {
                     next = saved.compactMap { $0.toOne(at: index) }
                 } else {
@@ -220,7 +220,7 @@ extension ObjectContext {
                     }
                     next = saved.flatMap { relationship.isToMany ? Array($0.toMany(at: index)) : ($0.toOne(at: index).map { [$0] } ?? []) }
                 }
-                let faults = next.filter(\.state.isFault)
+                let faults = next.filter(\.lifecycle.isFault)
                 if !faults.isEmpty {
                     let rows = try coordinator.readRows(of: destination, keys: Array(Set(faults.map(\.objectID.key))))
                     for row in rows { materialize(row, entity: destination).awakeFromFetch() }

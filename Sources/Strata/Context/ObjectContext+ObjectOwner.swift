@@ -11,7 +11,7 @@ extension ObjectContext: ObjectOwner {
         var faults: [ManagedObject] = []
         faults.reserveCapacity(members.count)
         for id in members {
-            if let member = registered[id], member.state.isFault { faults.append(member) }
+            if let member = registered[id], member.lifecycle.isFault { faults.append(member) }
         }
         if faults.isEmpty { faults = [object] }
         do {
@@ -26,7 +26,7 @@ extension ObjectContext: ObjectOwner {
                     markMissing(fault, StrataError(.objectNotFound, "The row of \(fault.objectID) no longer exists.", entity: entity.name, objectID: fault.objectID))
                 }
             }
-            for fault in faults where !fault.state.isFault && fault.valueErrors[-1] == nil { fault.awakeFromFetch() }
+            for fault in faults where !fault.lifecycle.isFault && fault.valueErrors[-1] == nil { fault.awakeFromFetch() }
         } catch {
             for fault in faults { markMissing(fault, error) }
         }
@@ -39,7 +39,7 @@ extension ObjectContext: ObjectOwner {
         object.attributeValues = object.entity.attributes.map(\.defaultValue)
         object.relationValues = object.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
         object.valueErrors[-1] = error
-        object.state.isFault = false
+        object.lifecycle.isFault = false
         object.faultBatch = nil
     }
 
@@ -58,6 +58,6 @@ extension ObjectContext: ObjectOwner {
     }
 
     func objectWillChange(_ object: ManagedObject) {
-        if !object.state.isInserted && !object.state.isDeleted { updated.append(object) }
+        if !object.lifecycle.isInserted && !object.lifecycle.isDeleted { updated.append(object) }
     }
 }

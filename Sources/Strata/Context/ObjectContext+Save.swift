@@ -35,7 +35,7 @@ extension ObjectContext {
         for object in deleted {
             for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
                 let targets: [ManagedObject] = relationship.isToMany ? Array(object.toMany(at: index)) : (object.toOne(at: index).map { [$0] } ?? [])
-                if let target = targets.first(where: { !$0.state.isDeleted }) {
+                if let target = targets.first(where: { !$0.lifecycle.isDeleted }) {
                     throw StrataError(.deleteDenied, "\(object.entity.name) \(object.objectID) cannot be deleted while its \(relationship.name) holds \(target.objectID).",
                                       entity: object.entity.name, key: relationship.name, objectID: object.objectID)
                 }
@@ -74,13 +74,13 @@ extension ObjectContext {
             registered[object.objectID] = nil
             object.objectID = ObjectID(entity: object.entity, key: outcome.assignedKeys[ObjectIdentifier(object)] ?? object.objectID.key)
             registered[object.objectID] = object
-            object.state.isInserted = false
+            object.lifecycle.isInserted = false
             object.rowVersion = 1
         }
         for object in updated { object.rowVersion += 1 }
         for object in deleted {
             registered[object.objectID] = nil
-            object.owner = nil
+            object.storageOwner = nil
         }
         for object in saved { object.clearChanges() }
         let all = saved + Array(deleted)
@@ -100,16 +100,16 @@ extension ObjectContext {
     /// ```
     public func rollback() {
         checkQueue()
-        let touched = Array(updated) + Array(deleted) + Array(registered.values.filter { $0.state.hasChanges && !$0.state.isInserted })
+        let touched = Array(updated) + Array(deleted) + Array(registered.values.filter { $0.lifecycle.hasChanges && !$0.lifecycle.isInserted })
         for object in inserted {
             registered[object.objectID] = nil
-            object.owner = nil
-            object.state.isDeleted = true
+            object.storageOwner = nil
+            object.lifecycle.isDeleted = true
         }
         for object in touched {
             if let committed = object.committedAttributes { object.attributeValues = committed }
             for (index, value) in object.committedRelations { object.relationValues[index] = value }
-            object.state.isDeleted = false
+            object.lifecycle.isDeleted = false
             object.clearChanges()
         }
         inserted.removeAll()
@@ -120,7 +120,7 @@ extension ObjectContext {
     /// Forgets every object: the context is as new. Objects obtained before are unusable.
     public func reset() {
         checkQueue()
-        for object in registered.values { object.owner = nil }
+        for object in registered.values { object.storageOwner = nil }
         registered.removeAll()
         inserted.removeAll()
         updated.removeAll()
@@ -136,15 +136,15 @@ extension ObjectContext {
     /// ```
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         checkQueue()
-        guard object.owner === self, !object.state.isInserted else { return }
-        if !mergeChanges || !object.state.hasChanges {
-            if object.state.hasChanges {
+        guard object.storageOwner === self, !object.lifecycle.isInserted else { return }
+        if !mergeChanges || !object.lifecycle.hasChanges {
+            if object.lifecycle.hasChanges {
                 if let committed = object.committedAttributes { object.attributeValues = committed }
                 for (index, value) in object.committedRelations { object.relationValues[index] = value }
                 object.clearChanges()
                 updated.remove(object)
             }
-            object.state.isFault = true
+            object.lifecycle.isFault = true
             object.attributeValues = []
             object.relationValues = []
             object.faultBatch = nil
@@ -169,7 +169,7 @@ extension ManagedObject {
         committedAttributes = nil
         committedRelations.removeAll()
         changedProperties.removeAll()
-        state.hasChanges = false
+        lifecycle.hasChanges = false
         for (slot, error) in valueErrors where error.code != .undecodableValue { valueErrors[slot] = nil }
     }
 }

@@ -164,8 +164,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         for (i, value) in defaults.enumerated() where i < entity.wrapperAttributeOrder.count {
             object.attributeValues[entity.wrapperAttributeOrder[i]] = value
         }
-        object.owner = self
-        object.state.isInserted = true
+        object.storageOwner = self
+        object.lifecycle.isInserted = true
         registered[id] = object
         inserted.append(object)
         object.awakeFromInsert()
@@ -192,7 +192,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     public func existingObject(with id: ObjectID) throws(StrataError) -> ManagedObject {
         checkQueue()
         if let object = registered[id] {
-            if object.state.isFault { fireFault(object) }
+            if object.lifecycle.isFault { fireFault(object) }
             if object.valueErrors[-1] == nil { return object }
             registered[id] = nil
             throw StrataError(.objectNotFound, "No \(id.entity.name) with ID \(id) exists.", entity: id.entity.name, objectID: id)
@@ -213,7 +213,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     func resolve(_ id: ObjectID) -> ManagedObject {
         if let object = registered[id] { return object }
         let object = id.entity.managedClass.init(ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true))
-        object.owner = self
+        object.storageOwner = self
         registered[id] = object
         return object
     }
@@ -223,11 +223,11 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     func materialize(_ row: RowReader.Contents, entity: EntityDescription) -> ManagedObject {
         let id = ObjectID(entity: entity, key: row.key)
         if let object = registered[id] {
-            if object.state.isFault { fill(object, with: row) }
+            if object.lifecycle.isFault { fill(object, with: row) }
             return object
         }
         let object = entity.managedClass.init(ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relations, isFault: false))
-        object.owner = self
+        object.storageOwner = self
         object.rowVersion = row.version
         object.valueErrors = row.errors
         registered[id] = object
@@ -240,7 +240,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         object.relationValues = row.relations
         object.rowVersion = row.version
         object.valueErrors = row.errors
-        object.state.isFault = false
+        object.lifecycle.isFault = false
         object.faultBatch = nil
     }
 }

@@ -25,7 +25,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// For dictionary results: the keys to read (attributes, or to-one relationships as IDs).
     public var propertiesToFetch: [String]?
     /// Relationships to read along with the results, in one query each (e.g. `["folder", "tags"]`,
-    /// or `"folder.owner"` through several levels), so touching them fires no more faults.
+    /// or `"folder.storageOwner"` through several levels), so touching them fires no more faults.
     public var relationshipKeyPathsForPrefetching: [String] = []
     /// Whether unsaved inserts, updates and deletes of the context count (the default, as in Core Data).
     public var includesPendingChanges = true

@@ -105,11 +105,11 @@ extension ManagedObject {
         var result: [String: PropertyValue] = [:]
         let attributeCount = entity.attributes.count
         for (i, attribute) in entity.attributes.enumerated() where changedProperties.contains(i) {
-            if state.isInserted || committedAttributes?[i] != attributeValues[i] { result[attribute.name] = attributeValues[i] }
+            if lifecycle.isInserted || committedAttributes?[i] != attributeValues[i] { result[attribute.name] = attributeValues[i] }
         }
         for (i, relationship) in entity.relationships.enumerated() where changedProperties.contains(attributeCount + i) {
             let now = relationValues[i].propertyValue
-            if state.isInserted || committedRelations[i]?.propertyValue != now { result[relationship.name] = now }
+            if lifecycle.isInserted || committedRelations[i]?.propertyValue != now { result[relationship.name] = now }
         }
         return result
     }
@@ -127,9 +127,9 @@ extension ManagedObject {
         for key in names {
             switch entity.propertyIndex[key] {
             case .attribute(let i)?:
-                result[key] = committedAttributes?[i] ?? (state.isInserted ? .null : attributeValues[i])
+                result[key] = committedAttributes?[i] ?? (lifecycle.isInserted ? .null : attributeValues[i])
             case .relationship(let i)?:
-                if state.isInserted { result[key] = entity.relationships[i].isToMany ? .objectIDs([]) : .null }
+                if lifecycle.isInserted { result[key] = entity.relationships[i].isToMany ? .objectIDs([]) : .null }
                 else { result[key] = (committedRelations[i] ?? relationValues[i]).propertyValue }
             case nil:
                 continue

@@ -11,11 +11,11 @@ extension ManagedObject {
         case .toOne(let object):
             return object
         case .toOneID(let id):
-            let object = id.flatMap { id in owner?.resolve(id) }
+            let object = id.flatMap { id in storageOwner?.resolve(id) }
             relationValues[index] = .toOne(object)
             return object
         case .unloaded:
-            let object = owner?.loadToMany(self, relationship: index).first
+            let object = storageOwner?.loadToMany(self, relationship: index).first
             relationValues[index] = .toOne(object)
             return object
         case .toMany:
@@ -28,7 +28,7 @@ extension ManagedObject {
         willAccess()
         guard index < relationValues.count else { return [] }
         if case .toMany(let objects) = relationValues[index] { return objects }
-        let objects = OrderedSet(owner?.loadToMany(self, relationship: index) ?? [])
+        let objects = OrderedSet(storageOwner?.loadToMany(self, relationship: index) ?? [])
         relationValues[index] = .toMany(objects)
         return objects
     }
@@ -129,7 +129,7 @@ extension ManagedObject {
     /// Tracks a relationship change: committed state is captured the first time.
     private func relationWillChange(_ index: Int) {
         willChange()
-        if !state.isInserted, committedRelations[index] == nil { committedRelations[index] = relationValues[index] }
+        if !lifecycle.isInserted, committedRelations[index] == nil { committedRelations[index] = relationValues[index] }
         changedProperties.insert(entity.attributes.count + index)
     }
 }

@@ -25,13 +25,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public internal(set) var objectID: ObjectID
 
     /// The owning context (weak: a context owns its objects, not the other way round).
-    weak var owner: (any ObjectOwner)?
+    weak var storageOwner: (any ObjectOwner)?
     /// Attribute values in entity order; empty while a fault.
     var attributeValues: [PropertyValue]
     /// Relationship states in entity order; empty while a fault.
     var relationValues: [RelationValue]
     /// Lifecycle flags.
-    var state = ObjectState()
+    var lifecycle = ObjectState()
     /// The `_version` of the row this object was read from (0 when inserted).
     var rowVersion: Int64 = 0
     /// Attribute values as last saved or fetched, captured at the first change.
@@ -51,7 +51,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.objectID = creation.objectID
         self.attributeValues = creation.attributeValues
         self.relationValues = creation.relationValues
-        self.state.isFault = creation.isFault
+        self.lifecycle.isFault = creation.isFault
     }
 
     /// The entity name used for this class in a model (the class name unless overridden).
@@ -60,17 +60,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: State
 
     /// The context that holds this object, if it still exists.
-    public var context: ObjectContext? { owner as? ObjectContext }
+    public var context: ObjectContext? { storageOwner as? ObjectContext }
     /// `true` while the object's values have not been read from its row.
-    public var isFault: Bool { state.isFault }
+    public var isFault: Bool { lifecycle.isFault }
     /// `true` from insertion until the first save.
-    public var isInserted: Bool { state.isInserted }
+    public var isInserted: Bool { lifecycle.isInserted }
     /// `true` once deleted (until the delete is saved or rolled back).
-    public var isDeleted: Bool { state.isDeleted }
+    public var isDeleted: Bool { lifecycle.isDeleted }
     /// `true` for a saved object with unsaved changes.
-    public var isUpdated: Bool { state.hasChanges && !state.isInserted && !state.isDeleted }
+    public var isUpdated: Bool { lifecycle.hasChanges && !lifecycle.isInserted && !lifecycle.isDeleted }
     /// `true` when the object is inserted, deleted or changed.
-    public var hasChanges: Bool { state.hasChanges || state.isInserted || state.isDeleted }
+    public var hasChanges: Bool { lifecycle.hasChanges || lifecycle.isInserted || lifecycle.isDeleted }
 
     // MARK: Lifecycle hooks
 
@@ -104,9 +104,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Checks the queue and fires the fault before a read.
     @inline(__always)
     final func willAccess() {
-        guard let owner else { return }
-        owner.checkAccess(self)
-        if state.isFault { owner.fireFault(self) }
+        guard let storageOwner else { return }
+        storageOwner.checkAccess(self)
+        if lifecycle.isFault { storageOwner.fireFault(self) }
     }
 
     /// The stored value of the attribute at `index`.
@@ -127,10 +127,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Records that the object is about to change (captures committed values the first time).
     final func willChange() {
-        if !state.hasChanges {
-            if !state.isInserted { committedAttributes = attributeValues }
-            state.hasChanges = true
-            owner?.objectWillChange(self)
+        if !lifecycle.hasChanges {
+            if !lifecycle.isInserted { committedAttributes = attributeValues }
+            lifecycle.hasChanges = true
+            storageOwner?.objectWillChange(self)
         }
     }
 

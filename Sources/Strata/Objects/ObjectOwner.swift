@@ -1,7 +1,7 @@
 /// What a managed object needs from the context that owns it. Objects defines it; Context
 /// implements it, so that Objects never depends on Context.
 protocol ObjectOwner: AnyObject {
-    /// Traps (in concurrency debug mode) when called off the owner's queue.
+    /// Traps (in concurrency debug mode) when called off the storageOwner's queue.
     func checkAccess(_ object: ManagedObject)
     /// Reads the object's row (and its batch's) into storage. On failure the object keeps
     /// its fault state cleared and records the error in `loadError`.

@@ -155,7 +155,7 @@ struct SaveTransaction {
         let entity = object.entity
         guard let ownKey = key(of: object, outcome) else { return }
         for (index, relationship) in entity.relationships.enumerated() where relationship.isToMany {
-            guard object.changedProperties.contains(entity.attributes.count + index) || object.state.isInserted,
+            guard object.changedProperties.contains(entity.attributes.count + index) || object.lifecycle.isInserted,
                   case .toMany(let current) = object.relationValues[index] else { continue }
             switch relationship.storage {
             case .joinTable(let join):
@@ -181,7 +181,7 @@ struct SaveTransaction {
             case .inverseForeignKey(_, let orderColumn?):
                 let destination = model.entities[relationship.destinationIndex]
                 let sql = "UPDATE \(quoted(destination.name)) SET \(quoted(orderColumn)) = ? WHERE _id = ?"
-                for (position, member) in current.enumerated() where !member.state.isDeleted {
+                for (position, member) in current.enumerated() where !member.lifecycle.isDeleted {
                     guard let other = key(of: member, outcome) else { continue }
                     try db.cachedStatement(sql: sql).execute(arguments: [position, other])
                 }

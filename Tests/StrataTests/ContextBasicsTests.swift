@@ -1,0 +1,199 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Strata
+
+@Suite struct ContextBasicsTests {
+    @Test func insertSaveReopenFindsEverything() async throws {
+        let dir = TemporaryDirectory()
+        do {
+            let (_, context) = try await makeStore(dir)
+            try await context.perform {
+                let folder = context.insert(Folder.self)
+                folder.name = "Inbox"
+                let note = context.insert(Note.self)
+                note.title = "Hello"
+                note.metadata = ["k": "v"]
+                note.rating = 4
+                note.folder = folder
+                #expect(folder.notes.contains(note))        // inverse maintained at once
+                #expect(note.objectID.isTemporary)
+                try context.save()
+                #expect(!note.objectID.isTemporary)
+                #expect(!context.hasChanges)
+            }
+        }
+        let (_, reopened) = try await makeStore(dir)
+        try await reopened.perform {
+            let notes = try reopened.fetch(FetchRequest<Note>())
+            #expect(notes.count == 1)
+            let note = try #require(notes.first)
+            #expect(note.title == "Hello")
+            #expect(note.metadata == ["k": "v"])
+            #expect(note.rating == 4)
+            #expect(note.subtitle == nil)
+            #expect(note.folder?.name == "Inbox")
+            #expect(note.folder?.notes.count == 1)
+            #expect(note.uniqueIdentifier.count == 36)   // awakeFromInsert ran
+        }
+    }
+
+    @Test func perInsertDefaultsAreEvaluatedPerObject() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        try await context.perform {
+            let a = context.insert(Note.self)
+            Thread.sleep(forTimeInterval: 0.01)
+            let b = context.insert(Note.self)
+            #expect(a.created < b.created)
+            #expect(a.uniqueIdentifier != b.uniqueIdentifier)
+        }
+    }
+
+    @Test func uniquingGivesOneObjectPerID() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        try await context.perform {
+            let note = context.insert(Note.self)
+            note.title = "x"
+            try context.save()
+            let fetched = try context.fetch(FetchRequest<Note>())
+            #expect(fetched.first === note)
+            #expect(context.object(with: note.objectID) === note)
+            #expect(try context.existingObject(with: note.objectID) === note)
+        }
+    }
+
+    @Test func keyBasedAccessReadsAndWrites() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        try await context.perform {
+            let note = context.insert(Note.self)
+            note["title"] = "Keyed"
+            #expect(note.title == "Keyed")
+            #expect(note["title"] as? String == "Keyed")
+            try note.setValue(3, forKey: "rating")
+            #expect(note.rating == 3)
+            let folder = context.insert(Folder.self)
+            try note.setValue(folder, forKey: "folder")
+            #expect(note.folder === folder)
+            #expect((folder["notes"] as? Set<ManagedObject>)?.contains(note) == true)
+            #expect(throws: StrataError.self) { try note.setValue("x", forKey: "nope") }
+            #expect(throws: StrataError.self) { try note.setValue("not a number", forKey: "rating") }
+        }
+    }
+
+    @Test func changedAndCommittedValues() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        try await context.perform {
+            let note = context.insert(Note.self)
+            note.title = "Old"
+            try context.save()
+            #expect(note.changedValues().isEmpty)
+            #expect(!note.isUpdated)
+            note.title = "New"
+            #expect(note.isUpdated)
+            #expect(note.changedValues() == ["title": .string("New")])
+            #expect(note.committedValues(forKeys: ["title"]) == ["title": .string("Old")])
+            note.title = "Old"   // back to the saved value: still tracked, but no difference
+            #expect(note.changedValues().isEmpty)
+        }
+    }
+
+    @Test func rollbackRestoresSavedState() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        try await context.perform {
+            let folder = context.insert(Folder.self)
+            folder.name = "A"
+            let note = context.insert(Note.self)
+            note.folder = folder
+            try context.save()
+            note.title = "changed"
+            let other = context.insert(Folder.self)
+            note.folder = other
+            context.delete(folder)
+            context.rollback()
+            #expect(note.title == "")
+            #expect(note.folder === folder)
+            #expect(folder.notes == [note])
+            #expect(!folder.isDeleted)
+            #expect(!context.hasChanges)
+            #expect(try context.count(for: FetchRequest<Folder>()) == 1)
+        }
+    }
+
+    @Test func refreshDiscardsOrKeepsChanges() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        try await context.perform {
+            let note = context.insert(Note.self)
+            note.title = "saved"
+            try context.save()
+            note.title = "unsaved"
+            context.refresh(note, mergeChanges: false)
+            #expect(note.isFault)
+            #expect(note.title == "saved")
+            #expect(!context.hasChanges)
+            note.title = "kept"
+            context.refresh(note, mergeChanges: true)
+            #expect(note.title == "kept")
+        }
+    }
+
+    @Test func resetForgetsObjects() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        try await context.perform {
+            let note = context.insert(Note.self)
+            try context.save()
+            context.reset()
+            #expect(context.registeredObjects.isEmpty)
+            let again = try context.existingObject(with: note.objectID)
+            #expect(again !== note)
+        }
+    }
+
+    @Test func existingObjectOfMissingRowIsATypedError() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let id = try await context.perform {
+            let note = context.insert(Note.self)
+            try context.save()
+            return note.objectID
+        }
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            context.delete(context.object(with: id))
+            try context.save()
+        }
+        try await other.perform {
+            do { _ = try other.existingObject(with: id); Issue.record("expected objectNotFound") }
+            catch let error as StrataError { #expect(error.code == .objectNotFound) }
+            catch { Issue.record("unexpected \(error)") }
+        }
+    }
+
+    @Test func uriRoundTrip() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let id = try await context.perform {
+            let note = context.insert(Note.self)
+            try context.save()
+            return note.objectID
+        }
+        #expect(id.uriRepresentation.absoluteString.hasPrefix("strata:///Note/p"))
+        #expect(coordinator.objectID(forURI: id.uriRepresentation) == id)
+        #expect(coordinator.objectID(forURI: URL(string: "strata:///Nope/p1")!) == nil)
+    }
+
+    @Test func performAndWaitIsReentrant() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        let value = try await context.perform {
+            context.performAndWait { context.performAndWait { 42 } }
+        }
+        #expect(value == 42)
+    }
+}

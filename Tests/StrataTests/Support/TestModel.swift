@@ -1,0 +1,68 @@
+import Foundation
+@testable import Strata
+
+final class Folder: ManagedObject {
+    @Attribute("name") var name = ""
+    @Relationship("notes", inverse: "folder", deleteRule: .cascade) var notes: Set<Note>
+    @Relationship("owner", inverse: "folders") var owner: Person?
+}
+
+final class Note: ManagedObject {
+    @Attribute("title") var title = ""
+    @Attribute("created") var created = Date()
+    @Attribute("uniqueIdentifier", .unique) var uniqueIdentifier = ""
+    @Attribute("metadata", transformer: .json) var metadata: [String: String] = [:]
+    @Attribute("rating") var rating: Int16 = 0
+    @Attribute("subtitle") var subtitle: String? = nil
+    @Relationship("folder", inverse: "notes") var folder: Folder?
+    @Relationship("tags", inverse: "notes") var tags: Set<Tag>
+
+    nonisolated(unsafe) static var awakenedFromFetch = 0
+    override func awakeFromInsert() { uniqueIdentifier = UUID().uuidString }
+    override func validateForUpdate() throws {
+        if title == "invalid" { throw NoteError.invalidTitle }
+    }
+    override func validateForInsert() throws {
+        if title == "invalid" { throw NoteError.invalidTitle }
+    }
+}
+
+enum NoteError: Error { case invalidTitle }
+
+final class Tag: ManagedObject {
+    @Attribute("label") var label = ""
+    @Relationship("notes", inverse: "tags") var notes: Set<Note>
+}
+
+final class Person: ManagedObject {
+    @Attribute("name") var name = ""
+    @Relationship("folders", inverse: "owner", deleteRule: .deny) var folders: Set<Folder>
+    @Relationship("playlist", inverse: "person") var playlist: [Track]
+}
+
+final class Track: ManagedObject {
+    @Attribute("title") var title = ""
+    @Relationship("person", inverse: "playlist", deleteRule: .nullify) var person: Person?
+}
+
+/// A temporary directory removed when the value is dropped.
+final class TemporaryDirectory: @unchecked Sendable {  // safe: immutable after init
+    let url: URL
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func file(_ name: String = "store.sqlite") -> URL { url.appendingPathComponent(name) }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+let testModel: ObjectModel = {
+    do { return try ObjectModel(Folder.self, Note.self, Tag.self, Person.self, Track.self) }
+    catch { preconditionFailure("test model: \(error)") }  // programmer error: the test model is valid
+}()
+
+/// A coordinator on a fresh SQLite file, and a private context on it.
+func makeStore(_ directory: TemporaryDirectory, name: String = "store.sqlite") async throws -> (StoreCoordinator, ObjectContext) {
+    let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(directory.file(name)))
+    return (coordinator, ObjectContext(.privateQueue, coordinator: coordinator))
+}
