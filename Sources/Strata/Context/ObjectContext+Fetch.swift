@@ -230,3 +230,16 @@ extension ObjectContext {
         }
     }
 }
+
+extension ObjectContext {
+    /// Runs a batch insert on this context's store (it bypasses the context: fetch to see the rows).
+    ///
+    /// For example:
+    /// ```swift
+    /// let ids = try context.execute(BatchInsertRequest(entityName: "Tag", objects: [["label": .string("red")]]))
+    /// ```
+    public func execute(_ request: BatchInsertRequest) throws(StrataError) -> [ObjectID] {
+        checkQueue()
+        return try coordinator.execute(request)
+    }
+}
