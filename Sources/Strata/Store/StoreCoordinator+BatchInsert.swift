@@ -104,7 +104,7 @@ private struct BatchInsertPlan {
             let code = sqlite3_step(handle)
             guard code == SQLITE_DONE else {
                 let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-                if code == SQLITE_CONSTRAINT {
+                if code & 0xff == SQLITE_CONSTRAINT {
                     throw StrataError(.conflict, "A batch insert row collides with a stored unique value: \(message)", entity: entity.name, sql: sql)
                 }
                 throw StrataError(.storeFailure, "SQLite: \(message)", entity: entity.name, sql: sql)

@@ -114,7 +114,8 @@ public final class StoreCoordinator: Sendable {
     }
 
     /// Runs `body` and returns the SQL statements this coordinator executed meanwhile (on any
-    /// connection). Meant for tests and diagnostics.
+    /// connection), without transaction control and GRDB's own bookkeeping. Meant for tests
+    /// and diagnostics.
     ///
     /// For example:
     /// ```swift
@@ -140,7 +141,11 @@ final class SQLRecorder: Sendable {
     var isRecording: Bool { recording.load(ordering: .relaxed) }
     func start() { state.withLock { $0 = [] }; recording.store(true, ordering: .relaxed) }
     func stop() -> [String] { recording.store(false, ordering: .relaxed); return state.withLock { let s = $0 ?? []; $0 = nil; return s } }
-    func record(_ sql: String) { state.withLock { $0?.append(sql) } }
+    /// Keeps Strata's own statements; transaction control and GRDB's bookkeeping are left out.
+    func record(_ sql: String) {
+        for prefix in ["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "PRAGMA", "SELECT * FROM sqlite_master"] where sql.hasPrefix(prefix) { return }
+        state.withLock { $0?.append(sql) }
+    }
 }
 
 /// Per-connection setup shared by every coordinator (SQL functions used by predicates).

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct FetchTests {
+    /// A store with `count` notes titled n0…, ratings 0…4, in two folders.
+    func seeded(_ count: Int) async throws -> (TemporaryDirectory, StoreCoordinator) {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        try await context.perform {
+            let folders = ["A", "B"].map { name -> Folder in let f = context.insert(Folder.self); f.name = name; return f }
+            for i in 0..<count {
+                let note = context.insert(Note.self)
+                note.title = "n\(i)"
+                note.rating = Int16(i % 5)
+                note.folder = folders[i % 2]
+            }
+            try context.save()
+        }
+        return (dir, coordinator)
+    }
+
+    @Test func batchSizeReadsOnePageAtATime() async throws {
+        let (dir, coordinator) = try await seeded(100)
+        _ = dir
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        var request = FetchRequest<Note>()
+        request.fetchBatchSize = 10
+        let paged = request
+        let (_, fetchSQL) = try await coordinator.recordingSQL {
+            try await context.perform { _ = try context.fetch(paged) }
+        }
+        #expect(fetchSQL.count == 1)
+        #expect(fetchSQL.first?.hasPrefix("SELECT t0._id FROM") == true)
+        let (titles, pageSQL) = try await coordinator.recordingSQL {
+            try await context.perform { () -> [String] in
+                let notes = try context.fetch(paged)
+                #expect(notes.allSatisfy { $0.isFault })
+                let first = notes[0].title, second = notes[9].title   // same page: one read
+                #expect(notes[10].isFault)                             // next page untouched
+                #expect(notes[11].isFault)
+                return [first, second, notes[10].title]                // second page: one more read
+            }
+        }
+        #expect(titles == ["n0", "n9", "n10"])
+        let pageReads = pageSQL.filter { $0.contains("WHERE t0._id IN") }
+        #expect(pageReads.count == 2)
+        #expect(pageReads.allSatisfy { $0.components(separatedBy: "?").count - 1 == 10 })
+    }
+
+    @Test func fetchLimitOffsetAndSortWork() async throws {
+        let (dir, coordinator) = try await seeded(20)
+        _ = dir
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            var request = FetchRequest<Note>(sortKeys: [SortKey("rating", ascending: false)])
+            request.fetchLimit = 5
+            request.fetchOffset = 2
+            let notes = try context.fetch(request)
+            #expect(notes.count == 5)
+            #expect(notes.map(\.rating) == [4, 4, 3, 3, 3])
+            #expect(try context.count(for: request) == 5)
+            #expect(try context.fetchObjectIDs(request) == notes.map(\.objectID))
+        }
+    }
+
+    @Test func pendingChangesAreIncluded() async throws {
+        let (dir, coordinator) = try await seeded(4)
+        _ = dir
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            let all = try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")]))
+            context.delete(all[0])
+            let fresh = context.insert(Note.self)
+            fresh.title = "zz"
+            #expect(try context.count(for: FetchRequest<Note>()) == 4)
+            let titles = try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")])).map(\.title)
+            #expect(titles == ["n1", "n2", "n3", "zz"])
+            var storeOnly = FetchRequest<Note>()
+            storeOnly.includesPendingChanges = false
+            #expect(try context.fetch(storeOnly).count == 4)
+            #expect(try context.fetchObjectIDs(FetchRequest<Note>()).contains(fresh.objectID))
+        }
+    }
+
+    @Test func dictionariesReturnRequestedProperties() async throws {
+        let (dir, coordinator) = try await seeded(3)
+        _ = dir
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            var request = FetchRequest<Note>(sortKeys: [SortKey("title")])
+            request.propertiesToFetch = ["title", "folder"]
+            let rows = try context.fetchDictionaries(request)
+            #expect(rows.count == 3)
+            #expect(rows[0]["title"] == .string("n0"))
+            guard case .objectID(let folderID)? = rows[0]["folder"] else { Issue.record("no folder id"); return }
+            #expect(folderID.entity.name == "Folder")
+            #expect(context.registeredObjects.isEmpty)   // no objects were made
+            request.propertiesToFetch = ["nope"]
+            #expect(throws: StrataError.self) { try context.fetchDictionaries(request) }
+        }
+    }
+
+    @Test func prefetchingReadsRelationshipsUpFront() async throws {
+        let (dir, coordinator) = try await seeded(10)
+        _ = dir
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        var request = FetchRequest<Folder>()
+        request.relationshipKeyPathsForPrefetching = ["notes"]
+        let prefetching = request
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await context.perform { () -> Int in
+                let folders = try context.fetch(prefetching)
+                return folders.reduce(0) { $0 + $1.notes.reduce(0) { $0 + $1.title.count } }
+            }
+        }
+        #expect(sql.count == 3)   // folders, note keys, note rows; touching notes fired nothing more
+    }
+
+    @Test func faultsFireTogetherAndAwakeFromFetchRuns() async throws {
+        let (dir, coordinator) = try await seeded(6)
+        _ = dir
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await context.perform { () -> Int in
+                var request = FetchRequest<Note>()
+                request.returnsObjectsAsFaults = true
+                let notes = try context.fetch(request)
+                return notes.reduce(0) { $0 + $1.title.count }
+            }
+        }
+        #expect(sql.count == 2)   // keys, then one batch read for all six
+    }
+
+    @Test func batchInsertWritesRowsWithoutObjects() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        try await context.perform {
+            let folder = context.insert(Folder.self)
+            try context.save()
+            let ids = try context.execute(BatchInsertRequest(entityName: "Note", keys: ["title", "folder", "uniqueIdentifier"], rows: (0..<50).map {
+                [.string("b\($0)"), .objectID(folder.objectID), .string("u\($0)")]
+            }))
+            #expect(ids.count == 50)
+            #expect(Set(ids).count == 50)
+            #expect(context.registeredObjects.count == 1)
+            let notes = try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")]))
+            #expect(notes.count == 50)
+            #expect(notes.allSatisfy { $0.folder === folder })
+            // A nil required value is a validation error and nothing is written.
+            do {
+                _ = try coordinator.execute(BatchInsertRequest(entityName: "Note", keys: ["title"], rows: [[.string("ok")], [.null]]))
+                Issue.record("expected validation error")
+            } catch let error as StrataError { #expect(error.code == .validation) }
+            // A unique collision is a conflict and nothing is written.
+            do {
+                _ = try coordinator.execute(BatchInsertRequest(entityName: "Note", keys: ["uniqueIdentifier"], rows: [[.string("new")], [.string("u1")]]))
+                Issue.record("expected conflict")
+            } catch let error as StrataError { #expect(error.code == .conflict) }
+            #expect(try context.count(for: FetchRequest<Note>()) == 50)
+            #expect(throws: StrataError.self) { try context.execute(BatchInsertRequest(entityName: "Note", keys: ["nope"], rows: [[.null]])) }
+        }
+    }
+}
