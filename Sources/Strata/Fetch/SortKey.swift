@@ -45,6 +45,10 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public var reversed: SortKey { SortKey(keyPath, ascending: !ascending, comparison: comparison) }
 
+    /// The key in words, e.g. `created descending`.
+    /// ```swift
+    /// print(SortKey("title", comparison: .localized))  // title ascending (localized)
+    /// ```
     public var description: String {
         "\(keyPath) \(ascending ? "ascending" : "descending")\(comparison == .default ? "" : " (\(comparison.rawValue))")"
     }

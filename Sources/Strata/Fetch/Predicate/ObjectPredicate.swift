@@ -64,12 +64,20 @@ extension ObjectPredicate {
     /// let p = ObjectPredicate.key("name").contains("e", options: [.caseInsensitive, .diacriticInsensitive])
     /// ```
     public struct StringOptions: OptionSet, Sendable, Hashable {
+        /// The option bits (`1` case-insensitive, `2` diacritic-insensitive), as passed to the
+        /// SQLite functions.
+        /// ```swift
+        /// let bits = ObjectPredicate.StringOptions.caseInsensitive.rawValue  // 1
+        /// ```
         public let rawValue: Int
         /// Creates options from their raw bits.
+        /// ```swift
+        /// let cd = ObjectPredicate.StringOptions(rawValue: 3)
+        /// ```
         public init(rawValue: Int) { self.rawValue = rawValue }
-        /// `[c]`: compare without regard to case.
+        /// `[c]`: compare without regard to case (`"ABC" ==[c] "abc"`).
         public static let caseInsensitive = StringOptions(rawValue: 1)
-        /// `[d]`: compare without regard to diacritics (é == e).
+        /// `[d]`: compare without regard to diacritics (`"é" ==[d] "e"`).
         public static let diacriticInsensitive = StringOptions(rawValue: 2)
     }
 }
