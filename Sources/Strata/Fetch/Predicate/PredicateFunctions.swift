@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The one implementation of string folding, matching and localized ordering, used by
 /// in-memory evaluation and registered as SQLite functions so that SQL calls the same code.
@@ -47,7 +48,7 @@ enum PredicateFunctions {
               let operation = (Int.fromDatabaseValue(values[2])).flatMap(MatchOperation.init(rawValue:))
         else { return 0 }
         let options = ObjectPredicate.StringOptions(rawValue: Int.fromDatabaseValue(values[3]) ?? 0)
-        let regex = operation == .matches ? makeRegex(pattern, options) : nil
+        let regex = operation == .matches ? cachedRegex(pattern, options) : nil
         return match(text, pattern, operation, options, regex: regex) ? 1 : 0
     }
 
@@ -94,6 +95,20 @@ enum PredicateFunctions {
     static func makeRegex(_ pattern: String, _ options: ObjectPredicate.StringOptions) -> NSRegularExpression? {
         try? NSRegularExpression(pattern: "^(?:\(pattern))$",
                                  options: options.contains(.caseInsensitive) ? [.caseInsensitive] : [])
+    }
+
+    /// MATCHES in SQL sees its pattern on every row; compile each pattern once.
+    private static let regexCache = Mutex<[String: NSRegularExpression]>([:])
+
+    private static func cachedRegex(_ pattern: String, _ options: ObjectPredicate.StringOptions) -> NSRegularExpression? {
+        let key = "\(options.rawValue):\(pattern)"
+        if let regex = regexCache.withLock({ $0[key] }) { return regex }
+        guard let regex = makeRegex(pattern, options) else { return nil }
+        regexCache.withLock { cache in
+            if cache.count > 256 { cache.removeAll() }
+            cache[key] = regex
+        }
+        return regex
     }
 
     private static func containsBytes(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
