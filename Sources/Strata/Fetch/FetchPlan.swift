@@ -6,6 +6,7 @@ struct FetchPlan {
     let entity: EntityDescription
     let predicate: CompiledPredicate?
     let sortKeys: [CompiledSortKey]
+    let model: ObjectModel
     let limit: Int
     let offset: Int
 
@@ -15,6 +16,7 @@ struct FetchPlan {
         var sortKeys: [CompiledSortKey] = []
         for key in request.sortKeys { sortKeys.append(try key.compiled(for: entity, in: model)) }
         self.sortKeys = sortKeys
+        self.model = model
         self.limit = max(0, request.fetchLimit)
         self.offset = max(0, request.fetchOffset)
     }
@@ -23,7 +25,7 @@ struct FetchPlan {
     func sql(columns: String, paged: Bool, arguments: inout [DatabaseValue]) -> String {
         var sql = "SELECT \(columns) FROM \(quoted(entity.name)) t0"
         if let predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
-        sql += " ORDER BY " + (sortKeys.map { $0.sql(alias: "t0") } + ["t0._id"]).joined(separator: ", ")
+        sql += " ORDER BY " + CompiledSortKey.orderBy(sortKeys, alias: "t0", model: model)
         if paged && (limit > 0 || offset > 0) {
             sql += " LIMIT ? OFFSET ?"
             arguments.append((limit > 0 ? Int64(limit) : -1).databaseValue)
@@ -58,4 +60,9 @@ extension ManagedObject: PredicateSubject {
     func predicateAttribute(_ index: Int) -> PropertyValue { attributeValue(at: index) }
     func predicateToOne(_ index: Int) -> (any PredicateSubject)? { toOne(at: index) }
     func predicateToMany(_ index: Int) -> [any PredicateSubject] { Array(toMany(at: index)) }
+}
+
+extension ManagedObject: PredicateArgumentConvertible {
+    /// An object stands for its ID in predicates (`folder == %@`).
+    public var predicateArgument: PropertyValue { .objectID(objectID) }
 }

@@ -151,5 +151,6 @@ final class SQLRecorder: Sendable {
 /// Per-connection setup shared by every coordinator (SQL functions used by predicates).
 enum ConnectionSetup {
     static func prepare(_ db: Database) {
+        PredicateFunctions.register(in: db)
     }
 }

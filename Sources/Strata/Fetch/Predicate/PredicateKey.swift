@@ -1,0 +1,173 @@
+/// A key path in a predicate built in Swift; its operators and methods make
+/// ``ObjectPredicate``s.
+///
+/// Start from ``ObjectPredicate/key(_:)`` (or `.any`, `.all`, `.none` for a to-many key path):
+/// ```swift
+/// let p: ObjectPredicate = .key("title").beginsWith("he", options: .caseInsensitive)
+///     && .key("folder.name") == "Inbox"
+///     && .any("tags.name") == "swift"
+///     && .key("tags").count > 2
+///     && !(.key("rating").isIn([1, 2]))
+/// ```
+public struct PredicateKey: Sendable, Hashable {
+    let path: [String]
+    let quantifier: PredicateQuantifier?
+
+    init(path: [String], quantifier: PredicateQuantifier?) {
+        self.path = path
+        self.quantifier = quantifier
+    }
+
+    /// The key path `keyPath` (dot-separated, through to-one relationships; a to-many key
+    /// path compared directly means ANY).
+    /// ```swift
+    /// let p = PredicateKey.key("folder.name") == "Inbox"
+    /// ```
+    public static func key(_ keyPath: String) -> PredicateKey {
+        PredicateKey(path: keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init), quantifier: nil)
+    }
+
+    /// True when at least one object of the to-many key path passes (`ANY`).
+    /// ```swift
+    /// let p = PredicateKey.any("tags.name") == "swift"
+    /// ```
+    public static func any(_ keyPath: String) -> PredicateKey { key(keyPath).quantified(.any) }
+
+    /// True when every object of the to-many key path passes (`ALL`; true when there are none).
+    /// ```swift
+    /// let p = PredicateKey.all("tags.name").beginsWith("s")
+    /// ```
+    public static func all(_ keyPath: String) -> PredicateKey { key(keyPath).quantified(.all) }
+
+    /// True when no object of the to-many key path passes (`NONE`).
+    /// ```swift
+    /// let p = PredicateKey.none("tags.name") == "draft"
+    /// ```
+    public static func none(_ keyPath: String) -> PredicateKey { key(keyPath).quantified(.noneMatch) }
+
+    /// The number of objects of a to-many relationship (`@count`).
+    /// ```swift
+    /// let p = ObjectPredicate.key("tags").count >= 2
+    /// ```
+    public var count: PredicateKey { PredicateKey(path: path + ["@count"], quantifier: quantifier) }
+
+    private func quantified(_ q: PredicateQuantifier) -> PredicateKey { PredicateKey(path: path, quantifier: q) }
+
+    private func compare(_ op: PredicateOperator, _ value: PredicateOperand, _ options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        ObjectPredicate(node: .comparison(PredicateComparison(quantifier: quantifier, keyPath: path, op: op, options: options, value: value)))
+    }
+
+    private static func value(_ v: (any PredicateArgumentConvertible)?) -> PropertyValue { v?.predicateArgument ?? .null }
+
+    /// Equal to `value`; `nil` is a value (`== nil` finds nils).
+    /// ```swift
+    /// let p = PredicateKey.key("folder") == nil
+    /// ```
+    public static func == (key: PredicateKey, value: (any PredicateArgumentConvertible)?) -> ObjectPredicate {
+        key.compare(.equalTo, .single(Self.value(value)))
+    }
+
+    /// Not equal to `value` (nil is a value).
+    /// ```swift
+    /// let p = PredicateKey.key("title") != "Untitled"
+    /// ```
+    public static func != (key: PredicateKey, value: (any PredicateArgumentConvertible)?) -> ObjectPredicate {
+        key.compare(.notEqualTo, .single(Self.value(value)))
+    }
+
+    /// Less than `value` (false when either is nil).
+    /// ```swift
+    /// let p = PredicateKey.key("rating") < 3
+    /// ```
+    public static func < (key: PredicateKey, value: any PredicateArgumentConvertible) -> ObjectPredicate {
+        key.compare(.lessThan, .single(value.predicateArgument))
+    }
+
+    /// Less than or equal to `value` (false when either is nil).
+    /// ```swift
+    /// let p = PredicateKey.key("rating") <= 3
+    /// ```
+    public static func <= (key: PredicateKey, value: any PredicateArgumentConvertible) -> ObjectPredicate {
+        key.compare(.lessThanOrEqualTo, .single(value.predicateArgument))
+    }
+
+    /// Greater than `value` (false when either is nil).
+    /// ```swift
+    /// let p = PredicateKey.key("created") > Date(timeIntervalSince1970: 0)
+    /// ```
+    public static func > (key: PredicateKey, value: any PredicateArgumentConvertible) -> ObjectPredicate {
+        key.compare(.greaterThan, .single(value.predicateArgument))
+    }
+
+    /// Greater than or equal to `value` (false when either is nil).
+    /// ```swift
+    /// let p = PredicateKey.key("rating") >= 3
+    /// ```
+    public static func >= (key: PredicateKey, value: any PredicateArgumentConvertible) -> ObjectPredicate {
+        key.compare(.greaterThanOrEqualTo, .single(value.predicateArgument))
+    }
+
+    /// Equal to the string `value` under `options` (`==[c]`, `==[cd]`).
+    /// ```swift
+    /// let p = PredicateKey.key("name").equals("inbox", options: .caseInsensitive)
+    /// ```
+    public func equals(_ value: String, options: ObjectPredicate.StringOptions) -> ObjectPredicate {
+        compare(.equalTo, .single(.string(value)), options)
+    }
+
+    /// Between `low` and `high`, both included (`BETWEEN {low, high}`).
+    /// ```swift
+    /// let p = PredicateKey.key("rating").between(2, 4)
+    /// ```
+    public func between(_ low: any PredicateArgumentConvertible, _ high: any PredicateArgumentConvertible) -> ObjectPredicate {
+        compare(.between, .list([low.predicateArgument, high.predicateArgument]))
+    }
+
+    /// Equal to one of `values` (`IN {…}`); string options apply to strings.
+    /// ```swift
+    /// let p = PredicateKey.key("status").isIn(["open", "new"])
+    /// ```
+    public func isIn(_ values: [any PredicateArgumentConvertible], options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        compare(.in, .list(values.map(\.predicateArgument)), options)
+    }
+
+    /// Starts with `prefix` (`BEGINSWITH`).
+    /// ```swift
+    /// let p = PredicateKey.key("title").beginsWith("he", options: .caseInsensitive)
+    /// ```
+    public func beginsWith(_ prefix: String, options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        compare(.beginsWith, .single(.string(prefix)), options)
+    }
+
+    /// Ends with `suffix` (`ENDSWITH`).
+    /// ```swift
+    /// let p = PredicateKey.key("file").endsWith(".swift")
+    /// ```
+    public func endsWith(_ suffix: String, options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        compare(.endsWith, .single(.string(suffix)), options)
+    }
+
+    /// Contains `text` (`CONTAINS`).
+    /// ```swift
+    /// let p = PredicateKey.key("body").contains("é", options: [.caseInsensitive, .diacriticInsensitive])
+    /// ```
+    public func contains(_ text: String, options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        compare(.contains, .single(.string(text)), options)
+    }
+
+    /// Matches the wildcard `pattern`: `*` any run, `?` one character (`LIKE`).
+    /// ```swift
+    /// let p = PredicateKey.key("code").like("A?-*")
+    /// ```
+    public func like(_ pattern: String, options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        compare(.like, .single(.string(pattern)), options)
+    }
+
+    /// Matches the regular expression `pattern` as a whole (`MATCHES`; `[c]` only).
+    /// ```swift
+    /// let p = PredicateKey.key("zip").matches("[0-9]{5}")
+    /// ```
+    public func matches(_ pattern: String, options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        compare(.matches, .single(.string(pattern)), options)
+    }
+}

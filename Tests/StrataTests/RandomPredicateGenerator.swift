@@ -1,0 +1,190 @@
+import Foundation
+@testable import Strata
+
+/// Generates random predicate format strings (with arguments) over the test model's `Item`.
+struct RandomPredicateGenerator {
+    var rng: SeededRandom
+    let store: PredicateTestStore
+
+    static let stringPaths = ["title", "name", "group.name", "group.parent.name", "detail.note", "group.parent.parent.name"]
+    static let toManyStringPaths = ["tags.name", "group.children.name", "group.items.title", "tags.items.name"]
+    static let integerPaths = ["count", "group.rank", "group.parent.rank"]
+    static let countPaths = ["tags.@count", "group.items.@count", "group.children.@count", "group.parent.children.@count"]
+    static let stringOperators = ["==", "=", "!=", "<>", "<", "<=", ">", ">=", "=<", "=>", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN", "BETWEEN", "beginswith", "like"]
+    static let numericOperators = ["==", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN"]
+    static let modifiers = ["", "", "[c]", "[d]", "[cd]", "[C]", "[dc]"]
+    static let quantifiers = ["", "ANY ", "SOME ", "ALL ", "NONE ", "any ", "all ", "none "]
+    static let likePatterns = ["*b*", "?bc", "É*", "a*", "*", "?", "*\\\\**", "x\\\\?y", "r?sum?", "*é", "*BC", "", "e*c", "*?*"]
+    static let regexPatterns = ["a.*", "[a-z]+", ".*b.*", "ab?c", "R.*"]
+
+    init(seed: UInt64, store: PredicateTestStore) {
+        rng = SeededRandom(seed: seed)
+        self.store = store
+    }
+
+    mutating func predicate() -> (format: String, arguments: [Any?]) {
+        var arguments: [Any?] = []
+        let format = node(depth: 0, &arguments)
+        return (format, arguments)
+    }
+
+    private mutating func node(depth: Int, _ args: inout [Any?]) -> String {
+        if depth < 3 && rng.chance(0.45) {
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0: return "(\(node(depth: depth + 1, &args)) AND \(node(depth: depth + 1, &args)))"
+            case 1: return "(\(node(depth: depth + 1, &args)) OR \(node(depth: depth + 1, &args)))"
+            case 2: return "NOT (\(node(depth: depth + 1, &args)))"
+            case 3: return "\(node(depth: depth + 1, &args)) && \(node(depth: depth + 1, &args)) || \(node(depth: depth + 1, &args))"
+            case 4: return "!(\(node(depth: depth + 1, &args)))"
+            default: return "not \(leaf(&args))"
+            }
+        }
+        return leaf(&args)
+    }
+
+    private mutating func leaf(_ args: inout [Any?]) -> String {
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<28: return stringLeaf(rng.pick(Self.stringPaths), quantifier: "", &args)
+        case 28..<42: return stringLeaf(rng.pick(Self.toManyStringPaths), quantifier: rng.pick(Self.quantifiers), &args)
+        case 42..<52: return numericLeaf(rng.pick(Self.integerPaths), values: PredicateFixtures.integers.map { $0.map(Double.init) }, &args)
+        case 52..<58: return numericLeaf("score", values: PredicateFixtures.doubles, &args)
+        case 58..<66: return numericLeaf(rng.pick(Self.countPaths), values: [0, 1, 2, 3, nil], &args)
+        case 66..<70: return "\(keyPath("flag", &args)) \(rng.pick(["==", "!="])) \(rng.pick(["YES", "NO", "TRUE", "FALSE", "nil", "1", "0", "true"]))"
+        case 70..<75: return dateLeaf(&args)
+        case 75..<79: return numericLeaf("price", values: [0.5, 1, 2.25, -3, 2, nil], &args)
+        case 79..<82: return uuidLeaf(&args)
+        case 82..<85: return dataLeaf(&args)
+        case 85..<95: return objectLeaf(&args)
+        case 95..<97: return "\(rng.pick(Self.quantifiers))group.items.score \(rng.pick(["<", ">", "=="])) \(rng.pick(["0", "1", "2.5"]))"
+        default: return rng.pick(["TRUEPREDICATE", "FALSEPREDICATE", "truepredicate"])
+        }
+    }
+
+    /// `path` written directly or as `%K`.
+    private mutating func keyPath(_ path: String, _ args: inout [Any?]) -> String {
+        guard rng.chance(0.15) else { return path }
+        args.append(path)
+        return "%K"
+    }
+
+    private mutating func stringLiteral(_ s: String?, _ args: inout [Any?]) -> String {
+        guard let s else { return rng.pick(["nil", "NULL", "nil"]) }
+        if rng.chance(0.2) { args.append(s); return "%@" }
+        let quote: Character = rng.chance(0.5) ? "\"" : "'"
+        var out = String(quote)
+        for c in s {
+            if c == quote || c == "\\" { out.append("\\") }
+            out.append(c)
+        }
+        out.append(quote)
+        return out
+    }
+
+    private mutating func stringValue(_ args: inout [Any?], allowNil: Bool) -> String {
+        let s = rng.pick(PredicateFixtures.strings)
+        return stringLiteral(allowNil || rng.chance(0.1) ? s : (s ?? "abc"), &args)
+    }
+
+    private mutating func stringLeaf(_ path: String, quantifier: String, _ args: inout [Any?]) -> String {
+        var op = rng.pick(Self.stringOperators)
+        if rng.chance(0.03) { op = "MATCHES" }
+        let modifier = op == "MATCHES" ? rng.pick(["", "[c]"]) : rng.pick(Self.modifiers)
+        let lhs = quantifier + keyPath(path, &args) + " " + op + modifier + " "
+        switch op.uppercased() {
+        case "IN":
+            if rng.chance(0.3) {
+                args.append((0..<Int.random(in: 0...3, using: &rng)).map { _ in rng.pick(PredicateFixtures.strings) })
+                return lhs + "%@"
+            }
+            let values = (0..<Int.random(in: 1...3, using: &rng)).map { _ in stringValue(&args, allowNil: true) }
+            return lhs + "{" + values.joined(separator: ", ") + "}"
+        case "BETWEEN":
+            return lhs + "{\(stringValue(&args, allowNil: false)), \(stringValue(&args, allowNil: false))}"
+        case "LIKE":
+            return lhs + (rng.chance(0.7) ? "\"\(rng.pick(Self.likePatterns))\"" : stringValue(&args, allowNil: false))
+        case "MATCHES":
+            return lhs + "\"\(rng.pick(Self.regexPatterns))\""
+        default:
+            return lhs + stringValue(&args, allowNil: op.hasPrefix("=") || op.hasPrefix("!") || op == "<>")
+        }
+    }
+
+    private mutating func numberLiteral(_ value: Double?, _ args: inout [Any?]) -> String {
+        guard let value else { return "nil" }
+        let isInteger = value.rounded() == value
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0: args.append(value); return "%@"
+        case 1 where isInteger: args.append(Int(value)); return rng.pick(["%d", "%i", "%ld", "%@"])
+        case 2: args.append(value); return "%f"
+        default: return isInteger ? String(Int(value)) : String(value)
+        }
+    }
+
+    private mutating func numericLeaf(_ path: String, values: [Double?], _ args: inout [Any?]) -> String {
+        let op = rng.pick(Self.numericOperators)
+        if op != "IN" && op != "BETWEEN" && rng.chance(0.1) {
+            let value = numberLiteral(rng.pick(values) ?? 1, &args)
+            return "\(value) \(op) \(path.contains("@") ? path : keyPath(path, &args))"
+        }
+        let lhs = path.contains("@") ? path : keyPath(path, &args)
+        switch op {
+        case "IN":
+            let list = (0..<Int.random(in: 1...3, using: &rng)).map { _ in numberLiteral(rng.pick(values), &args) }
+            return "\(lhs) IN {\(list.joined(separator: ", "))}"
+        case "BETWEEN":
+            return "\(lhs) BETWEEN {\(numberLiteral(rng.pick(values) ?? 0, &args)), \(numberLiteral(rng.pick(values) ?? 2, &args))}"
+        default:
+            return "\(lhs) \(op) \(numberLiteral(rng.pick(values), &args))"
+        }
+    }
+
+    private mutating func dateLeaf(_ args: inout [Any?]) -> String {
+        let op = rng.pick(["==", "!=", "<", "<=", ">", ">="])
+        guard let seconds = rng.pick(PredicateFixtures.dates) else { return "created \(op) nil" }
+        let date = Date(timeIntervalSince1970: seconds)
+        if rng.chance(0.5) { args.append(date); return "created \(op) %@" }
+        return "created \(op) CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
+    }
+
+    private mutating func uuidLeaf(_ args: inout [Any?]) -> String {
+        let uuid = rng.pick(PredicateFixtures.uuids)
+        switch Int.random(in: 0..<3, using: &rng) {
+        case 0: args.append(uuid); return "uid \(rng.pick(["==", "!="])) %@"
+        case 1: return "uid BEGINSWITH\(rng.pick(["", "[c]"])) \"e6\""
+        default: args.append(uuid?.uuidString); return "uid \(rng.pick(["==", "<", ">="])) %@"
+        }
+    }
+
+    private mutating func dataLeaf(_ args: inout [Any?]) -> String {
+        if rng.chance(0.3) {
+            args.append(PredicateFixtures.blobs.compactMap { $0 }.filter { _ in rng.chance(0.5) })
+            return "blob IN %@"
+        }
+        args.append(rng.pick(PredicateFixtures.blobs))
+        return "blob \(rng.pick(["==", "!="])) %@"
+    }
+
+    private mutating func objectID(_ entity: String) -> Any? {
+        let e = store.entity(entity)
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0: return nil
+        case 1: return ObjectID.temporary(e)
+        case 2: return ObjectID(entity: e, key: 999)
+        default: return ObjectID(entity: e, key: Int64(Int.random(in: 1...(store.objects[entity]?.count ?? 1), using: &rng)))
+        }
+    }
+
+    private mutating func objectLeaf(_ args: inout [Any?]) -> String {
+        let (path, entity) = rng.pick([("group", "Group"), ("detail", "Detail"), ("group.parent", "Group"), ("tags", "Tag"), ("detail.item", "Item"), ("group.items", "Item")])
+        if rng.chance(0.25) {
+            args.append((0..<Int.random(in: 0...3, using: &rng)).map { _ in objectID(entity) })
+            return "\(path) IN %@"
+        }
+        if rng.chance(0.15) {
+            args.append(objectID(entity) ?? ObjectID(entity: store.entity(entity), key: 1))
+            return "%@ IN \(path)"
+        }
+        args.append(objectID(entity))
+        return "\(path.contains("tags") || path.contains("items") ? rng.pick(Self.quantifiers) : "")\(path) \(rng.pick(["==", "!="])) %@"
+    }
+}
