@@ -33,7 +33,7 @@ import Testing
             EntityDescription("B", attributes: [AttributeDescription("x", type: .string)]),
         ]
         #expect(throws: StrataError.self) { try ObjectModel(entities: entities) }
-        do { _ = try ObjectModel(entities: entities) } catch let error as StrataError { #expect(error.code == .invalidModel); #expect(error.key == "b") }
+        do { _ = try ObjectModel(entities: entities) } catch { #expect(error.code == .invalidModel); #expect(error.key == "b") }
     }
 
     @Test func inverseThatDoesNotPointBackIsRejected() {
@@ -42,25 +42,25 @@ import Testing
             EntityDescription("B", relationships: [RelationshipDescription("a", destination: "A", inverse: "other"),
                                                    RelationshipDescription("other", destination: "A", inverse: "b")]),
         ]
-        do { _ = try ObjectModel(entities: entities); Issue.record("expected an error") } catch let error as StrataError { #expect(error.code == .invalidModel) }
+        do { _ = try ObjectModel(entities: entities); Issue.record("expected an error") } catch { #expect(error.code == .invalidModel) }
     }
 
     @Test func illegalAndDuplicateNamesAreRejected() {
         for bad in ["_hidden", "9lives", "has space", ""] {
             do { _ = try ObjectModel(entities: [EntityDescription("E", attributes: [AttributeDescription(bad, type: .string)])]); Issue.record("\(bad) accepted") }
-            catch let error as StrataError { #expect(error.code == .invalidModel) }
+            catch { #expect(error.code == .invalidModel) }
         }
         do {
             _ = try ObjectModel(entities: [EntityDescription("E", attributes: [AttributeDescription("a", type: .string), AttributeDescription("a", type: .int64)])])
             Issue.record("duplicate accepted")
-        } catch let error as StrataError { #expect(error.code == .invalidModel) }
+        } catch { #expect(error.code == .invalidModel) }
     }
 
     @Test func transformableWithoutRegisteredTransformerIsRejected() {
         do {
             _ = try ObjectModel(entities: [EntityDescription("E", attributes: [AttributeDescription("t", type: .transformable, transformerName: TransformerName(rawValue: "nope-\(UUID())"))])])
             Issue.record("accepted")
-        } catch let error as StrataError { #expect(error.code == .invalidModel) }
+        } catch { #expect(error.code == .invalidModel) }
     }
 
     @Test func orderedToOneIsRejected() {
@@ -68,6 +68,6 @@ import Testing
             EntityDescription("A", relationships: [RelationshipDescription("b", destination: "B", inverse: "a", isOrdered: true)]),
             EntityDescription("B", relationships: [RelationshipDescription("a", destination: "A", inverse: "b", isToMany: true)]),
         ]
-        do { _ = try ObjectModel(entities: entities); Issue.record("accepted") } catch let error as StrataError { #expect(error.code == .invalidModel) }
+        do { _ = try ObjectModel(entities: entities); Issue.record("accepted") } catch { #expect(error.code == .invalidModel) }
     }
 }
