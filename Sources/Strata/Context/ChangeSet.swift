@@ -1,0 +1,44 @@
+/// What one save (or merge, or batch request) changed, by object ID: `Sendable`, so it can
+/// travel to other contexts, threads and observers.
+///
+/// For updates it carries the changed keys with their new values; relationships appear as
+/// `.objectID` / `.objectIDs`.
+///
+/// For example:
+/// ```swift
+/// for await changes in context.changeSets() {
+///     print(changes.inserted.count, changes.updated.keys, changes.deleted)
+/// }
+/// ```
+public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
+    /// Objects inserted (by their IDs after the save: permanent for a store save).
+    public var inserted: Set<ObjectID>
+    /// Objects updated, with each changed key's new value.
+    public var updated: [ObjectID: [String: PropertyValue]]
+    /// Objects deleted.
+    public var deleted: Set<ObjectID>
+    /// For a save to the store: the temporary ID each inserted object had, mapped to its permanent one.
+    public var permanentIDs: [ObjectID: ObjectID]
+    /// Row versions after the change (for objects written to the store).
+    public var versions: [ObjectID: Int64]
+
+    /// Creates a change set.
+    public init(inserted: Set<ObjectID> = [], updated: [ObjectID: [String: PropertyValue]] = [:], deleted: Set<ObjectID> = [],
+                permanentIDs: [ObjectID: ObjectID] = [:], versions: [ObjectID: Int64] = [:]) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+        self.permanentIDs = permanentIDs
+        self.versions = versions
+    }
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// Every object the change set touches.
+    public var allObjectIDs: Set<ObjectID> { inserted.union(updated.keys).union(deleted) }
+
+    public var description: String {
+        "ChangeSet(inserted: \(inserted.count), updated: \(updated.count), deleted: \(deleted.count))"
+    }
+}
