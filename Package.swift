@@ -30,6 +30,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "StrataBench",
+            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
