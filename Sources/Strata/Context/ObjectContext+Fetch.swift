@@ -29,8 +29,12 @@ extension ObjectContext {
             let reader = RowReader(entity: entity, model: model)
             var arguments: [DatabaseValue] = []
             let sql = plan.sql(columns: reader.selectList(alias: "t0"), paged: !pending, arguments: &arguments)
-            let rows = try coordinator.read { db in
-                try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map(reader.read).reduce(into: []) { $0.append($1) }
+            let rows = try coordinator.read { db -> [RowReader.Contents] in
+                let statement = try db.cachedStatement(sql: sql)
+                statement.setUncheckedArguments(StatementArguments(arguments))
+                var rows: [RowReader.Contents] = []
+                try RawStatement.forEachRow(statement, db) { rows.append(reader.read($0)) }
+                return rows
             }
             objects = []
             objects.reserveCapacity(rows.count)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Reads an entity's rows into object storage. The column list is
 /// `_id, _version, <attribute columns>, <foreign keys>` (order columns are not read).
@@ -27,16 +28,16 @@ struct RowReader {
         var errors: [Int: StrataError]
     }
 
-    /// Reads the current row of a statement built with ``selectList(alias:)``.
-    func read(_ row: Row) -> Contents {
-        let key: Int64 = row[0]
-        let version: Int64 = row[1]
+    /// Reads the current row of a raw statement built with ``selectList(alias:)`` (the hot path).
+    func read(_ handle: OpaquePointer) -> Contents {
+        let key = sqlite3_column_int64(handle, 0)
+        let version = sqlite3_column_int64(handle, 1)
         var attributes: [PropertyValue] = []
         attributes.reserveCapacity(entity.attributes.count)
         var errors: [Int: StrataError] = [:]
-        var index = 2
+        var index: Int32 = 2
         for (i, attribute) in entity.attributes.enumerated() {
-            var value = PropertyValue(databaseValue: row[index] as DatabaseValue, type: attribute.type)
+            var value = RawStatement.value(handle, index, type: attribute.type)
             if attribute.type == .transformable, case .data(let bytes) = value {
                 value = decode(bytes, attribute: attribute, slot: i, key: key, errors: &errors)
             }
@@ -46,10 +47,8 @@ struct RowReader {
         var relations: [RelationValue] = []
         relations.reserveCapacity(entity.relationships.count)
         for relationship in entity.relationships {
-            if relationship.isToMany {
-                relations.append(.unloaded)
-            } else if case .foreignKey = relationship.storage {
-                let target: Int64? = row[index]
+            if !relationship.isToMany, case .foreignKey = relationship.storage {
+                let target = RawStatement.integer(handle, index)
                 index += 1
                 relations.append(.toOneID(target.map { ObjectID(entity: model.entities[relationship.destinationIndex], key: $0) }))
             } else {

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import OrderedCollections
 
 /// What a save wrote: the primary keys given to inserted objects.
@@ -14,12 +15,25 @@ struct SaveTransaction {
     let updated: [ManagedObject]
     let deleted: [ManagedObject]
 
+    /// Prepared statements of this save, built once per entity (inserts) and per set of
+    /// changed columns (updates) rather than per row.
+    private final class Statements {
+        var inserts: [Int: Statement] = [:]
+        var updates: [UpdateShape: Statement] = [:]
+    }
+
+    private struct UpdateShape: Hashable {
+        var entity: Int
+        var columns: [Int]
+    }
+
     func run(_ db: Database) throws -> SaveOutcome {
         var outcome = SaveOutcome()
         try assignKeys(db, &outcome)
         var conflicts: [SaveConflict] = []
-        for object in inserted { try insertRow(object, db, outcome) }
-        for object in updated { try updateRow(object, db, outcome, &conflicts) }
+        let statements = Statements()
+        for object in inserted { try insertRow(object, db, outcome, statements) }
+        for object in updated { try updateRow(object, db, outcome, &conflicts, statements) }
         for object in deleted { try deleteRow(object, db, &conflicts) }
         if !conflicts.isEmpty {
             throw StrataError(.conflict, "The save conflicts with changes made in the store since the objects were read: \(conflicts.map(\.description).joined(separator: "; "))", conflicts: conflicts)
@@ -49,35 +63,51 @@ struct SaveTransaction {
     }
 
     /// The stored form of a to-one foreign key, without firing faults or loads.
-    private func foreignKey(_ object: ManagedObject, _ index: Int, _ outcome: SaveOutcome) -> DatabaseValue {
+    private func foreignKey(_ object: ManagedObject, _ index: Int, _ outcome: SaveOutcome) -> Int64? {
         switch object.relationValues[index] {
-        case .toOne(let target): return target.flatMap { key(of: $0, outcome) }?.databaseValue ?? .null
-        case .toOneID(let id): return id?.key.databaseValue ?? .null
-        default: return .null
+        case .toOne(let target): return target.flatMap { key(of: $0, outcome) }
+        case .toOneID(let id): return id?.key
+        default: return nil
         }
+    }
+
+    private func bindForeignKey(_ object: ManagedObject, _ index: Int, _ outcome: SaveOutcome, _ handle: OpaquePointer, _ position: Int32) {
+        if let key = foreignKey(object, index, outcome) { sqlite3_bind_int64(handle, position, key) } else { sqlite3_bind_null(handle, position) }
     }
 
     // MARK: Rows
 
-    private func insertRow(_ object: ManagedObject, _ db: Database, _ outcome: SaveOutcome) throws {
+    private func insertRow(_ object: ManagedObject, _ db: Database, _ outcome: SaveOutcome, _ statements: Statements) throws {
         let entity = object.entity
-        var names = ["_id", "_version"]
-        var values: [DatabaseValue] = [key(of: object, outcome)?.databaseValue ?? .null, 1.databaseValue]
+        let statement: Statement
+        if let cached = statements.inserts[entity.index] {
+            statement = cached
+        } else {
+            var names = ["_id", "_version"]
+            for column in entity.columns {
+                if case .order = column { continue }
+                names.append(quoted(StoreSchema.columnName(column, in: entity)))
+            }
+            statement = try db.cachedStatement(sql: "INSERT INTO \(quoted(entity.name)) (\(names.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: names.count - 2)))")
+            statements.inserts[entity.index] = statement
+        }
+        let handle = statement.sqliteStatement
+        sqlite3_bind_int64(handle, 1, key(of: object, outcome) ?? 0)
+        var position: Int32 = 2
         for column in entity.columns {
             switch column {
-            case .attribute(let i): values.append(object.attributeValues[i].databaseValue)
-            case .foreignKey(let i): values.append(foreignKey(object, i, outcome))
+            case .attribute(let i): RawStatement.bind(object.attributeValues[i], to: handle, at: position)
+            case .foreignKey(let i): bindForeignKey(object, i, outcome, handle, position)
             case .order: continue
             }
-            names.append(quoted(StoreSchema.columnName(column, in: entity)))
+            position += 1
         }
-        let sql = "INSERT INTO \(quoted(entity.name)) (\(names.joined(separator: ", "))) VALUES (\(repeatElement("?", count: names.count).joined(separator: ", ")))"
         do {
-            try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+            try RawStatement.execute(statement, db)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY || error.resultCode == .SQLITE_CONSTRAINT {
             let key = uniqueKey(in: error, entity: entity)
             throw StrataError(.conflict, "Inserting \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
-                              entity: entity.name, key: key, objectID: object.objectID, sql: sql, underlying: error)
+                              entity: entity.name, key: key, objectID: object.objectID, sql: statement.sql, underlying: error)
         }
     }
 
@@ -87,31 +117,42 @@ struct SaveTransaction {
         return String(message[range.upperBound...].prefix { $0 != "," && $0 != " " })
     }
 
-    private func updateRow(_ object: ManagedObject, _ db: Database, _ outcome: SaveOutcome, _ conflicts: inout [SaveConflict]) throws {
+    private func updateRow(_ object: ManagedObject, _ db: Database, _ outcome: SaveOutcome, _ conflicts: inout [SaveConflict], _ statements: Statements) throws {
         let entity = object.entity
-        var assignments: [String] = []
-        var values: [DatabaseValue] = []
-        for column in entity.columns {
+        var shape = UpdateShape(entity: entity.index, columns: [])
+        for (c, column) in entity.columns.enumerated() {
             switch column {
-            case .attribute(let i) where object.changedProperties.contains(i):
-                values.append(object.attributeValues[i].databaseValue)
-            case .foreignKey(let i) where object.changedProperties.contains(entity.attributes.count + i):
-                values.append(foreignKey(object, i, outcome))
-            default:
-                continue
+            case .attribute(let i) where object.changedProperties.contains(i): shape.columns.append(c)
+            case .foreignKey(let i) where object.changedProperties.contains(entity.attributes.count + i): shape.columns.append(c)
+            default: continue
             }
-            assignments.append("\(quoted(StoreSchema.columnName(column, in: entity))) = ?")
         }
-        assignments.append("_version = _version + 1")
-        values.append(object.objectID.key.databaseValue)
-        values.append(object.rowVersion.databaseValue)
-        let sql = "UPDATE \(quoted(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE _id = ? AND _version = ?"
+        let statement: Statement
+        if let cached = statements.updates[shape] {
+            statement = cached
+        } else {
+            let assignments = shape.columns.map { "\(quoted(StoreSchema.columnName(entity.columns[$0], in: entity))) = ?" } + ["_version = _version + 1"]
+            statement = try db.cachedStatement(sql: "UPDATE \(quoted(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE _id = ? AND _version = ?")
+            statements.updates[shape] = statement
+        }
+        let handle = statement.sqliteStatement
+        var position: Int32 = 1
+        for c in shape.columns {
+            switch entity.columns[c] {
+            case .attribute(let i): RawStatement.bind(object.attributeValues[i], to: handle, at: position)
+            case .foreignKey(let i): bindForeignKey(object, i, outcome, handle, position)
+            case .order: break
+            }
+            position += 1
+        }
+        sqlite3_bind_int64(handle, position, object.objectID.key)
+        sqlite3_bind_int64(handle, position + 1, object.rowVersion)
         do {
-            try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            try RawStatement.execute(statement, db)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.resultCode == .SQLITE_CONSTRAINT {
             let key = uniqueKey(in: error, entity: entity)
             throw StrataError(.conflict, "Updating \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
-                              entity: entity.name, key: key, objectID: object.objectID, sql: sql, underlying: error)
+                              entity: entity.name, key: key, objectID: object.objectID, sql: statement.sql, underlying: error)
         }
         if db.changesCount != 1 { conflicts += try describeConflict(object, db) }
     }
@@ -134,8 +175,11 @@ struct SaveTransaction {
     private func describeConflict(_ object: ManagedObject, _ db: Database) throws -> [SaveConflict] {
         let entity = object.entity
         let reader = RowReader(entity: entity, model: model)
-        let row = try Row.fetchOne(db, sql: "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.name)) t0 WHERE _id = ?", arguments: [object.objectID.key])
-        guard let stored = row.map(reader.read) else {
+        let statement = try db.cachedStatement(sql: "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.name)) t0 WHERE _id = ?")
+        statement.setUncheckedArguments([object.objectID.key])
+        var row: RowReader.Contents?
+        try RawStatement.forEachRow(statement, db) { row = reader.read($0) }
+        guard let stored = row else {
             return [SaveConflict(objectID: object.objectID, key: nil, originalValue: .null, ourValue: .null, storedValue: .null)]
         }
         let original = object.committedAttributes ?? object.attributeValues

@@ -116,45 +116,15 @@ private struct BatchInsertPlan {
         return ids
     }
 
-    /// Binds one value with the raw C API (the hot path: no argument arrays, no boxing).
+    /// Binds one value with the raw C API, refusing what a batch insert cannot store.
     private static func bind(_ value: PropertyValue, kind: AttributeType?, to handle: OpaquePointer, at index: Int32, entity: EntityDescription) throws {
         switch value {
-        case .null: sqlite3_bind_null(handle, index)
-        case .integer(let v): sqlite3_bind_int64(handle, index, v)
-        case .double(let v): sqlite3_bind_double(handle, index, v)
-        case .bool(let v): sqlite3_bind_int64(handle, index, v ? 1 : 0)
-        case .date(let v): sqlite3_bind_double(handle, index, v.timeIntervalSince1970)
-        case .string(let v): bindText(v, handle, index)
-        case .uuid(let v): bindText(v.uuidString, handle, index)
-        case .url(let v): bindText(v.absoluteString, handle, index)
-        case .decimal(let v): bindText(v.description, handle, index)
-        case .data(let v): bindBlob(v, handle, index)
-        case .transformed(let v): bindBlob(v.data, handle, index)
-        case .objectID(let id):
-            guard !id.isTemporary else {
-                throw StrataError(.invalidRequest, "A batch insert cannot point at unsaved object \(id).", entity: entity.name, objectID: id)
-            }
-            sqlite3_bind_int64(handle, index, id.key)
+        case .objectID(let id) where id.isTemporary:
+            throw StrataError(.invalidRequest, "A batch insert cannot point at unsaved object \(id).", entity: entity.name, objectID: id)
         case .objectIDs:
             throw StrataError(.invalidRequest, "A batch insert cannot set a to-many relationship.", entity: entity.name)
-        }
-    }
-
-    private static func bindText(_ text: String, _ handle: OpaquePointer, _ index: Int32) {
-        var text = text
-        text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in
-                _ = sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), SQLITE_TRANSIENT_BINDING)
-            }
-        }
-    }
-
-    private static func bindBlob(_ data: Data, _ handle: OpaquePointer, _ index: Int32) {
-        data.withUnsafeBytes { bytes in
-            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), SQLITE_TRANSIENT_BINDING)
+        default:
+            RawStatement.bind(value, to: handle, at: index)
         }
     }
 }
-
-/// SQLite's SQLITE_TRANSIENT: it copies the bytes before the call returns.
-let SQLITE_TRANSIENT_BINDING = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)

@@ -16,8 +16,8 @@ extension StoreCoordinator {
                 let chunk = keys[start..<min(start + Self.keyChunk, keys.count)]
                 let sql = select + "(" + repeatElement("?", count: chunk.count).joined(separator: ",") + ")"
                 let statement = try db.cachedStatement(sql: sql)
-                let rows = try Row.fetchCursor(statement, arguments: StatementArguments(Array(chunk)))
-                while let row = try rows.next() { result.append(reader.read(row)) }
+                statement.setUncheckedArguments(StatementArguments(Array(chunk)))
+                try RawStatement.forEachRow(statement, db) { result.append(reader.read($0)) }
                 start += Self.keyChunk
             }
             return result

@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Binding and reading through the raw SQLite statement handle that GRDB exposes, inside
+/// GRDB's connections and transactions. This is the hot path of save, batch insert, fetch and
+/// fault: no argument arrays, no `Row` boxes.
+enum RawStatement {
+    /// Binds `value` at 1-based `index`. Unsaved object IDs bind as NULL (callers resolve
+    /// them first); to-many values are not columns.
+    static func bind(_ value: PropertyValue, to handle: OpaquePointer, at index: Int32) {
+        switch value {
+        case .null, .objectIDs: sqlite3_bind_null(handle, index)
+        case .integer(let v): sqlite3_bind_int64(handle, index, v)
+        case .double(let v): sqlite3_bind_double(handle, index, v)
+        case .bool(let v): sqlite3_bind_int64(handle, index, v ? 1 : 0)
+        case .date(let v): sqlite3_bind_double(handle, index, v.timeIntervalSince1970)
+        case .string(let v): bindText(v, handle, index)
+        case .uuid(let v): bindText(v.uuidString, handle, index)
+        case .url(let v): bindText(v.absoluteString, handle, index)
+        case .decimal(let v): bindText(v.description, handle, index)
+        case .data(let v): bindBlob(v, handle, index)
+        case .transformed(let v): bindBlob(v.data, handle, index)
+        case .objectID(let id): if id.isTemporary { sqlite3_bind_null(handle, index) } else { sqlite3_bind_int64(handle, index, id.key) }
+        }
+    }
+
+    static func bindText(_ text: String, _ handle: OpaquePointer, _ index: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                _ = sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), SQLITE_TRANSIENT_BINDING)
+            }
+        }
+    }
+
+    static func bindBlob(_ data: Data, _ handle: OpaquePointer, _ index: Int32) {
+        data.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), SQLITE_TRANSIENT_BINDING)
+        }
+    }
+
+    /// Steps a statement whose arguments are bound, expecting no row.
+    static func execute(_ statement: Statement, _ db: Database) throws {
+        let handle = statement.sqliteStatement
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+        }
+    }
+
+    /// Steps through the rows of a statement whose arguments are bound.
+    static func forEachRow(_ statement: Statement, _ db: Database, _ body: (OpaquePointer) throws -> Void) throws {
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+            }
+            try body(handle)
+        }
+    }
+
+    /// The value of column `index` (0-based) read as an attribute of `type`.
+    static func value(_ handle: OpaquePointer, _ index: Int32, type: AttributeType) -> PropertyValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: PropertyValue(integer: sqlite3_column_int64(handle, index), type: type)
+        case SQLITE_FLOAT: PropertyValue(double: sqlite3_column_double(handle, index), type: type)
+        case SQLITE_TEXT: PropertyValue(text: text(handle, index), type: type)
+        case SQLITE_BLOB: PropertyValue(blob: blob(handle, index), type: type)
+        default: .null
+        }
+    }
+
+    /// Column `index` as an optional integer.
+    static func integer(_ handle: OpaquePointer, _ index: Int32) -> Int64? {
+        sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
+    }
+
+    static func text(_ handle: OpaquePointer, _ index: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, index) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self)
+    }
+
+    static func blob(_ handle: OpaquePointer, _ index: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+}
+
+/// SQLite's SQLITE_TRANSIENT: it copies the bytes before the call returns.
+let SQLITE_TRANSIENT_BINDING = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
