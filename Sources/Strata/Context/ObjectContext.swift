@@ -160,10 +160,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         let creation = ObjectCreation(
             entity: entity, objectID: id, attributeValues: entity.attributes.map(\.defaultValue),
             relationValues: entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }, isFault: false)
-        let (object, defaults) = InsertionDefaults.collect { entity.managedClass.init(creation) }
-        for (i, value) in defaults.enumerated() where i < entity.wrapperAttributeOrder.count {
-            object.attributeValues[entity.wrapperAttributeOrder[i]] = value
-        }
+        let (object, construction) = ObjectConstruction.make(entity, creation, collectsDefaults: true)
+        for (slot, value) in construction.defaults { object.attributeValues[slot] = value }
         object.storageOwner = self
         object.lifecycle.isInserted = true
         registered[id] = object
@@ -212,7 +210,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// A new fault (or the registered object) for `id`.
     func resolve(_ id: ObjectID) -> ManagedObject {
         if let object = registered[id] { return object }
-        let object = id.entity.managedClass.init(ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true))
+        let object = ObjectConstruction.make(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true), collectsDefaults: false).0
         object.storageOwner = self
         registered[id] = object
         return object
@@ -226,7 +224,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
             if object.lifecycle.isFault { fill(object, with: row) }
             return object
         }
-        let object = entity.managedClass.init(ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relations, isFault: false))
+        let object = ObjectConstruction.make(entity, ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relations, isFault: false), collectsDefaults: false).0
         object.storageOwner = self
         object.rowVersion = row.version
         object.valueErrors = row.errors

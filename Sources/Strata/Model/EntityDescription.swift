@@ -28,9 +28,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let propertyIndex: [String: PropertyRef]
     /// The table's columns after `_id` and `_version`, in order.
     let columns: [Column]
-    /// For typed classes: `attributeOrderOfWrappers[i]` is the attribute index of the i-th
-    /// `@Attribute` wrapper initialised by the class (used to capture per-instance defaults).
-    let wrapperAttributeOrder: [Int]
+    /// For typed classes: how each attribute's wrapper converts its Swift type (by slot).
+    let attributeConversions: [(any AttributeConversion.Type)?]
+    /// For typed classes: how each relationship's wrapper converts its Swift type (by slot).
+    let relationshipConversions: [(any RelationshipConversion.Type)?]
 
     /// Creates an unresolved entity description, to be passed to ``ObjectModel/init(entities:)``.
     public convenience init(
@@ -38,19 +39,21 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         managedClass: ManagedObject.Type = ManagedObject.self
     ) {
         self.init(name: name, attributes: attributes, relationships: relationships, managedClass: managedClass,
-                  index: -1, wrapperAttributeOrder: [])
+                  index: -1, attributeConversions: [], relationshipConversions: [])
     }
 
     init(
         name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription],
-        managedClass: ManagedObject.Type, index: Int, wrapperAttributeOrder: [Int]
+        managedClass: ManagedObject.Type, index: Int,
+        attributeConversions: [(any AttributeConversion.Type)?], relationshipConversions: [(any RelationshipConversion.Type)?]
     ) {
         self.name = name
         self.attributes = attributes
         self.relationships = relationships
         self.managedClass = managedClass
         self.index = index
-        self.wrapperAttributeOrder = wrapperAttributeOrder
+        self.attributeConversions = attributeConversions.count == attributes.count ? attributeConversions : Array(repeating: nil, count: attributes.count)
+        self.relationshipConversions = relationshipConversions.count == relationships.count ? relationshipConversions : Array(repeating: nil, count: relationships.count)
         var lookup: [String: PropertyRef] = [:]
         for (i, a) in attributes.enumerated() { lookup[a.name] = .attribute(i) }
         for (i, r) in relationships.enumerated() { lookup[r.name] = .relationship(i) }

@@ -43,7 +43,8 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                 return resolved
             }
             return EntitySpec(name: entity.name, attributes: attributes, relationships: entity.relationships,
-                              managedClass: entity.managedClass, wrapperAttributeOrder: entity.wrapperAttributeOrder)
+                              managedClass: entity.managedClass,
+                              attributeConversions: entity.attributeConversions, relationshipConversions: entity.relationshipConversions)
         })
     }
 
@@ -97,7 +98,8 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         for (i, spec) in specs.enumerated() {
             entities.append(EntityDescription(
                 name: spec.name, attributes: spec.attributes, relationships: resolvedRelationships[i],
-                managedClass: spec.managedClass, index: i, wrapperAttributeOrder: spec.wrapperAttributeOrder))
+                managedClass: spec.managedClass, index: i,
+                attributeConversions: spec.attributeConversions, relationshipConversions: spec.relationshipConversions))
             if spec.managedClass != ManagedObject.self {
                 guard byClass.updateValue(i, forKey: ObjectIdentifier(spec.managedClass)) == nil else {
                     throw StrataError(.invalidModel, "Class \(spec.managedClass) is used by two entities.", entity: spec.name)
@@ -160,5 +162,6 @@ struct EntitySpec {
     var attributes: [AttributeDescription]
     var relationships: [RelationshipDescription]
     var managedClass: ManagedObject.Type
-    var wrapperAttributeOrder: [Int]
+    var attributeConversions: [(any AttributeConversion.Type)?]
+    var relationshipConversions: [(any RelationshipConversion.Type)?]
 }

@@ -18,29 +18,38 @@ public struct Attribute<Value> {
     let key: String
     let options: AttributeOptions
     let initialValue: Value
-    let conversion: any AttributeConversion.Type
     let transformerName: TransformerName?
-    var slot = -1
+    /// Set only on the prototype the model is built from; objects read their entity's table.
+    let conversion: (any AttributeConversion.Type)?
+    var slot: Int
 
     /// A plain attribute.
     public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = []) where Value: AttributeConvertible {
-        self.init(key: key, options: options, initialValue: wrappedValue, conversion: ScalarConversion<Value>.self, transformerName: nil)
+        let construction = ObjectConstruction.current
+        self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
+                  conversion: construction == nil ? ScalarConversion<Value>.self : nil, transformerName: nil)
     }
 
     /// A transformable attribute: any `Codable` value, stored as bytes by the named transformer.
     public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], transformer: TransformerName) where Value: Codable & Sendable {
-        self.init(key: key, options: options, initialValue: wrappedValue, conversion: CodableConversion<Value>.self, transformerName: transformer)
+        let construction = ObjectConstruction.current
+        self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
+                  conversion: construction == nil ? CodableConversion<Value>.self : nil, transformerName: transformer)
     }
 
-    private init(key: String, options: AttributeOptions, initialValue: Value, conversion: any AttributeConversion.Type, transformerName: TransformerName?) {
+    private init(key: String, options: AttributeOptions, initialValue: Value, construction: ObjectConstruction?,
+                 conversion: (any AttributeConversion.Type)?, transformerName: TransformerName?) {
         self.key = key
         self.options = options
         self.initialValue = initialValue
         self.conversion = conversion
         self.transformerName = transformerName
-        if let collector = InsertionDefaults.current {
-            let transformer = transformerName.flatMap { conversion.makeTransformer($0) }
-            collector.values.append((try? conversion.encode(initialValue, transformer: transformer)) ?? .null)
+        guard let construction else { self.slot = -1; return }
+        let slot = construction.nextAttributeSlot(key)
+        self.slot = slot
+        if construction.collectsDefaults, slot >= 0, let conversion = construction.entity.attributeConversions[slot] {
+            let transformer = construction.entity.attributes[slot].transformer
+            construction.defaults.append((slot, (try? conversion.encode(initialValue, transformer: transformer)) ?? .null))
         }
     }
 
@@ -58,15 +67,15 @@ public struct Attribute<Value> {
         get {
             let wrapper = object[keyPath: storageKeyPath]
             let slot = wrapper.slot >= 0 ? wrapper.slot : resolveSlot(object, storageKeyPath)
-            guard slot >= 0 else { return wrapper.initialValue }
-            return wrapper.conversion.decode(object.attributeValue(at: slot), as: Value.self) ?? wrapper.initialValue
+            guard slot >= 0, let conversion = object.entity.attributeConversions[slot] ?? wrapper.conversion else { return wrapper.initialValue }
+            return conversion.decode(object.attributeValue(at: slot), as: Value.self) ?? wrapper.initialValue
         }
         set {
             let wrapper = object[keyPath: storageKeyPath]
             let slot = wrapper.slot >= 0 ? wrapper.slot : resolveSlot(object, storageKeyPath)
-            guard slot >= 0 else { return }
+            guard slot >= 0, let conversion = object.entity.attributeConversions[slot] ?? wrapper.conversion else { return }
             do {
-                let stored = try wrapper.conversion.encode(newValue, transformer: object.entity.attributes[slot].transformer)
+                let stored = try conversion.encode(newValue, transformer: object.entity.attributes[slot].transformer)
                 object.setAttributeValue(stored, at: slot)
             } catch {
                 object.willAccess()
@@ -101,10 +110,14 @@ public struct AttributeOptions: OptionSet, Sendable {
 /// What the model builder reads from an `@Attribute` found by reflection.
 protocol AttributeWrapperDescribing {
     func attributeDescription() -> AttributeDescription
+    var conversionType: (any AttributeConversion.Type)? { get }
 }
 
 extension Attribute: AttributeWrapperDescribing {
+    var conversionType: (any AttributeConversion.Type)? { conversion }
+
     func attributeDescription() -> AttributeDescription {
+        let conversion = self.conversion ?? ScalarConversion<String>.self  // programmer error if nil: prototypes always carry one
         let transformer = transformerName.flatMap { conversion.makeTransformer($0) }
         var description = AttributeDescription(
             key, type: conversion.attributeType, isOptional: conversion.isOptional,

@@ -2,7 +2,7 @@ import Foundation
 
 /// How an `@Attribute` wrapper turns its Swift value into a `PropertyValue` and back.
 /// Chosen once per wrapper by its initialiser, so the hot path does no type search.
-protocol AttributeConversion {
+protocol AttributeConversion: SendableMetatype {
     static var attributeType: AttributeType { get }
     static var isOptional: Bool { get }
     /// The Swift value for `stored`, or nil if it does not fit (the wrapper then falls back to its default).

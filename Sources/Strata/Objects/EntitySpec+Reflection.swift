@@ -2,18 +2,22 @@ extension EntitySpec {
     /// Describes a typed class by reflecting once on a prototype instance.
     init(describing type: ManagedObject.Type) throws(StrataError) {
         let placeholder = EntityDescription("_Prototype")
-        let prototype = type.init(ObjectCreation(
+        let prototype = type.init(ObjectCreation(  // no construction is installed: wrappers keep their conversions
             entity: placeholder, objectID: ObjectID(entity: placeholder, key: 0, isTemporary: true),
             attributeValues: [], relationValues: [], isFault: false))
         var attributes: [AttributeDescription] = []
         var relationships: [RelationshipDescription] = []
+        var attributeConversions: [(any AttributeConversion.Type)?] = []
+        var relationshipConversions: [(any RelationshipConversion.Type)?] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)
         while let current = mirror {
             for child in current.children {
                 if let attribute = child.value as? any AttributeWrapperDescribing {
                     attributes.append(attribute.attributeDescription())
+                    attributeConversions.append(attribute.conversionType)
                 } else if let relationship = child.value as? any RelationshipWrapperDescribing {
                     relationships.append(relationship.relationshipDescription())
+                    relationshipConversions.append(relationship.conversionType)
                 }
             }
             mirror = current.superclassMirror
@@ -22,6 +26,6 @@ extension EntitySpec {
             throw StrataError(.invalidModel, "\(type) declares no @Attribute or @Relationship.", entity: type.entityName)
         }
         self.init(name: type.entityName, attributes: attributes, relationships: relationships,
-                  managedClass: type, wrapperAttributeOrder: Array(attributes.indices))
+                  managedClass: type, attributeConversions: attributeConversions, relationshipConversions: relationshipConversions)
     }
 }

@@ -20,30 +20,32 @@ public struct Relationship<Value> {
     let inverse: String
     let deleteRule: DeleteRule
     let isOptional: Bool
-    let conversion: any RelationshipConversion.Type
-    var slot = -1
+    /// Set only on the prototype the model is built from; objects read their entity's table.
+    let conversion: (any RelationshipConversion.Type)?
+    var slot: Int
 
     /// A to-one relationship (`var folder: Folder?`). A non-optional one must be set before save.
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, optional: Bool = true) where Value == T? {
-        self.init(key, inverse, deleteRule, optional, ToOneConversion<T>.self)
+        self.init(key, inverse, deleteRule, optional, ObjectConstruction.current == nil ? ToOneConversion<T>.self : nil)
     }
 
     /// A to-many relationship (`var notes: Set<Note>`).
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify) where Value == Set<T> {
-        self.init(key, inverse, deleteRule, true, SetConversion<T>.self)
+        self.init(key, inverse, deleteRule, true, ObjectConstruction.current == nil ? SetConversion<T>.self : nil)
     }
 
     /// An ordered to-many relationship (`var items: [Item]`).
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify) where Value == [T] {
-        self.init(key, inverse, deleteRule, true, ArrayConversion<T>.self)
+        self.init(key, inverse, deleteRule, true, ObjectConstruction.current == nil ? ArrayConversion<T>.self : nil)
     }
 
-    private init(_ key: String, _ inverse: String, _ deleteRule: DeleteRule, _ isOptional: Bool, _ conversion: any RelationshipConversion.Type) {
+    private init(_ key: String, _ inverse: String, _ deleteRule: DeleteRule, _ isOptional: Bool, _ conversion: (any RelationshipConversion.Type)?) {
         self.key = key
         self.inverse = inverse
         self.deleteRule = deleteRule
         self.isOptional = isOptional
         self.conversion = conversion
+        self.slot = ObjectConstruction.current?.nextRelationshipSlot(key) ?? -1
     }
 
     @available(*, unavailable, message: "@Relationship works only on ManagedObject subclasses")
@@ -58,15 +60,19 @@ public struct Relationship<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> Value {
         get {
-            let wrapper = object[keyPath: storageKeyPath]
-            return wrapper.conversion.read(object, slot: slot(object, storageKeyPath), as: Value.self)
+            let slot = slot(object, storageKeyPath)
+            return conversion(object, slot, storageKeyPath).read(object, slot: slot, as: Value.self)
         }
         set {
-            let wrapper = object[keyPath: storageKeyPath]
             let slot = slot(object, storageKeyPath)
             guard slot >= 0 else { return }
-            wrapper.conversion.write(newValue, to: object, slot: slot)
+            conversion(object, slot, storageKeyPath).write(newValue, to: object, slot: slot)
         }
+    }
+
+    private static func conversion<Object: ManagedObject>(_ object: Object, _ slot: Int, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> any RelationshipConversion.Type {
+        if slot >= 0, let conversion = object.entity.relationshipConversions[slot] { return conversion }
+        return object[keyPath: storage].conversion ?? UnresolvedRelationship.self
     }
 
     private static func slot<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> Int {
@@ -79,7 +85,7 @@ public struct Relationship<Value> {
 }
 
 /// How a `@Relationship` wrapper reads and writes its Swift type.
-protocol RelationshipConversion {
+protocol RelationshipConversion: SendableMetatype {
     static var destination: ManagedObject.Type { get }
     static var isToMany: Bool { get }
     static var isOrdered: Bool { get }
@@ -136,12 +142,30 @@ enum ArrayConversion<T: ManagedObject>: RelationshipConversion {
 /// What the model builder reads from a `@Relationship` found by reflection.
 protocol RelationshipWrapperDescribing {
     func relationshipDescription() -> RelationshipDescription
+    var conversionType: (any RelationshipConversion.Type)? { get }
 }
 
 extension Relationship: RelationshipWrapperDescribing {
+    var conversionType: (any RelationshipConversion.Type)? { conversion }
+
     func relationshipDescription() -> RelationshipDescription {
-        RelationshipDescription(key, destination: conversion.destination.entityName, inverse: inverse,
+        let conversion = self.conversion ?? UnresolvedRelationship.self
+        return RelationshipDescription(key, destination: conversion.destination.entityName, inverse: inverse,
                                 isToMany: conversion.isToMany, isOrdered: conversion.isOrdered,
                                 deleteRule: deleteRule, isOptional: isOptional)
     }
+}
+
+/// Stands in when a wrapper's entity has no conversion for it (an entity described in code
+/// whose class is not the one the wrapper belongs to): reads give empty values.
+enum UnresolvedRelationship: RelationshipConversion {
+    static var destination: ManagedObject.Type { ManagedObject.self }
+    static var isToMany: Bool { false }
+    static var isOrdered: Bool { false }
+    static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
+        if let empty = Optional<ManagedObject>.none as? V { return empty }
+        if let empty = Set<ManagedObject>() as? V { return empty }
+        return [ManagedObject]() as! V  // programmer error: a relationship wrapper's value is T?, Set<T> or [T]
+    }
+    static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {}
 }

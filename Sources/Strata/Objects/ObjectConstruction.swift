@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The object a context is constructing on this thread, so that its `@Attribute` and
+/// `@Relationship` wrappers learn their storage slots as they are initialised (no lookup by
+/// key on every access) and, for an insert, hand over their initial values (so that
+/// `@Attribute("created") var created = Date()` stamps each new object).
+///
+/// It lives in a thread-local slot only for the duration of one synchronous `init` call.
+final class ObjectConstruction {
+    let entity: EntityDescription
+    /// Whether the wrappers' initial values are wanted (inserts only).
+    let collectsDefaults: Bool
+    /// Initial values by attribute slot.
+    var defaults: [(slot: Int, value: PropertyValue)] = []
+    private var attributeCursor = 0
+    private var relationshipCursor = 0
+
+    private init(entity: EntityDescription, collectsDefaults: Bool) {
+        self.entity = entity
+        self.collectsDefaults = collectsDefaults
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The construction in progress on this thread, if any (none while a model is built).
+    static var current: ObjectConstruction? {
+        guard let raw = pthread_getspecific(key) else { return nil }
+        return Unmanaged<ObjectConstruction>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Constructs an object of `entity`'s class with a construction installed.
+    static func make(_ entity: EntityDescription, _ creation: ObjectCreation, collectsDefaults: Bool) -> (ManagedObject, ObjectConstruction) {
+        let construction = ObjectConstruction(entity: entity, collectsDefaults: collectsDefaults)
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(construction).toOpaque())
+        let object = withExtendedLifetime(construction) { entity.managedClass.init(creation) }
+        pthread_setspecific(key, previous)
+        return (object, construction)
+    }
+
+    /// The slot of the next `@Attribute` wrapper (declaration order), checked against its key.
+    func nextAttributeSlot(_ key: String) -> Int {
+        defer { attributeCursor += 1 }
+        let attributes = entity.attributes
+        if attributeCursor < attributes.count, attributes[attributeCursor].name == key { return attributeCursor }
+        if case .attribute(let i)? = entity.propertyIndex[key] { return i }
+        return -1
+    }
+
+    /// The slot of the next `@Relationship` wrapper (declaration order), checked against its key.
+    func nextRelationshipSlot(_ key: String) -> Int {
+        defer { relationshipCursor += 1 }
+        let relationships = entity.relationships
+        if relationshipCursor < relationships.count, relationships[relationshipCursor].name == key { return relationshipCursor }
+        if case .relationship(let i)? = entity.propertyIndex[key] { return i }
+        return -1
+    }
+}
