@@ -22,17 +22,27 @@ extension ObjectContext {
         let asFaults = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
         var objects: [ManagedObject]
         var awakened: [ManagedObject] = []
-        if asFaults {
+        if parent != nil {
+            var below = request
+            below.relationshipKeyPathsForPrefetching = []
+            if pending { below.fetchLimit = 0; below.fetchOffset = 0 }
+            objects = try sourceObjectIDs(below).map(resolve)
+            if asFaults {
+                groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
+            } else {
+                awakened = try fill(objects.filter(\.lifecycle.isFault), entity: entity)
+            }
+        } else if asFaults {
             objects = try fetchKeys(plan, paged: !pending).map { resolve(ObjectID(entity: entity, key: $0)) }
             groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
         } else {
             let reader = RowReader(entity: entity, model: model)
             var arguments: [DatabaseValue] = []
             let sql = plan.sql(columns: reader.selectList(alias: "t0"), paged: !pending, arguments: &arguments)
-            let rows = try coordinator.read { db -> [RowReader.Contents] in
+            let rows = try coordinator.read { db -> [RowSnapshot] in
                 let statement = try db.cachedStatement(sql: sql)
                 statement.setUncheckedArguments(StatementArguments(arguments))
-                var rows: [RowReader.Contents] = []
+                var rows: [RowSnapshot] = []
                 try RawStatement.forEachRow(statement, db) { rows.append(reader.read($0)) }
                 return rows
             }
@@ -40,7 +50,7 @@ extension ObjectContext {
             objects.reserveCapacity(rows.count)
             for row in rows {
                 if let error = row.errors.values.first { throw error }
-                let isNew = registered[ObjectID(entity: entity, key: row.key)].map(\.lifecycle.isFault) ?? true
+                let isNew = registered[row.id].map(\.lifecycle.isFault) ?? true
                 let object = materialize(row, entity: entity)
                 if isNew { awakened.append(object) }
                 objects.append(object)
@@ -67,6 +77,7 @@ extension ObjectContext {
             faulting.relationshipKeyPathsForPrefetching = []
             return try fetch(faulting).map(\.objectID)
         }
+        if parent != nil { return try sourceObjectIDs(request) }
         return try fetchKeys(FetchPlan(request, entity: entity, model: model), paged: true).map { ObjectID(entity: entity, key: $0) }
     }
 
@@ -79,7 +90,7 @@ extension ObjectContext {
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(StrataError) -> Int {
         checkQueue()
         let entity = try entity(for: request)
-        if request.includesPendingChanges && hasPendingChanges(of: entity) { return try fetchObjectIDs(request).count }
+        if (request.includesPendingChanges && hasPendingChanges(of: entity)) || parent != nil { return try fetchObjectIDs(request).count }
         let plan = try FetchPlan(request, entity: entity, model: model)
         var arguments: [DatabaseValue] = []
         var sql = "SELECT COUNT(*) FROM \(quoted(entity.name)) t0"
@@ -171,6 +182,23 @@ extension ObjectContext {
         return try coordinator.read { db in try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) }
     }
 
+    /// Reads the rows of `faults` (all of `entity`) in one go; returns the objects filled.
+    func fill(_ faults: [ManagedObject], entity: EntityDescription) throws(StrataError) -> [ManagedObject] {
+        guard !faults.isEmpty else { return [] }
+        var byID: [ObjectID: RowSnapshot] = [:]
+        for row in try sourceRows(of: entity, ids: Array(Set(faults.map(\.objectID)))) {
+            if let error = row.errors.values.first { throw error }
+            byID[row.id] = row
+        }
+        var filled: [ManagedObject] = []
+        for fault in faults where fault.lifecycle.isFault {
+            guard let row = byID[fault.objectID] else { continue }
+            fill(fault, with: row)
+            filled.append(fault)
+        }
+        return filled
+    }
+
     /// Puts faults into pages that fire together.
     private func groupFaults(_ objects: [ManagedObject], pageSize: Int) {
         var start = 0
@@ -209,26 +237,17 @@ extension ObjectContext {
                 }
                 let relationship = entity.relationships[index]
                 let destination = model.entities[relationship.destinationIndex]
-                var next: [ManagedObject] = []
-                let saved = level.filter { !$0.objectID.isTemporary && !$0.lifecycle.isFault }
-                if !relationship.isToMany, case .foreignKey = relationship.storage {
-                    next = saved.compactMap { $0.toOne(at: index) }
-                } else {
-                    let unloaded = saved.filter { if case .unloaded = $0.relationValues[index] { return true } else { return false } }
-                    let pairs = try coordinator.readRelatedKeys(of: entity, relationship: index, keys: unloaded.map(\.objectID.key))
-                    var bySource: [Int64: [ManagedObject]] = [:]
-                    for pair in pairs { bySource[pair.source, default: []].append(resolve(ObjectID(entity: destination, key: pair.target))) }
+                let loaded = level.filter { !$0.lifecycle.isFault && !$0.lifecycle.isInserted }
+                let unloaded = loaded.filter { if case .unloaded = $0.relationValues[index] { return true } else { return false } }
+                if !unloaded.isEmpty {
+                    let targets = try sourceRelated(of: entity, relationship: index, ids: unloaded.map(\.objectID))
                     for object in unloaded {
-                        let targets = bySource[object.objectID.key] ?? []
-                        object.relationValues[index] = relationship.isToMany ? .toMany(.init(targets)) : .toOne(targets.first)
+                        let objects = (targets[object.objectID] ?? []).map(resolve)
+                        object.relationValues[index] = relationship.isToMany ? .toMany(.init(objects)) : .toOne(objects.first)
                     }
-                    next = saved.flatMap { relationship.isToMany ? Array($0.toMany(at: index)) : ($0.toOne(at: index).map { [$0] } ?? []) }
                 }
-                let faults = next.filter(\.lifecycle.isFault)
-                if !faults.isEmpty {
-                    let rows = try coordinator.readRows(of: destination, keys: Array(Set(faults.map(\.objectID.key))))
-                    for row in rows { materialize(row, entity: destination).awakeFromFetch() }
-                }
+                let next = loaded.flatMap { relationship.isToMany ? Array($0.toMany(at: index)) : ($0.toOne(at: index).map { [$0] } ?? []) }
+                for object in try fill(next.filter(\.lifecycle.isFault), entity: destination) { object.awakeFromFetch() }
                 level = next
             }
         }

@@ -15,12 +15,12 @@ extension ObjectContext: ObjectOwner {
         }
         if faults.isEmpty { faults = [object] }
         do {
-            let rows = try coordinator.readRows(of: entity, keys: faults.map(\.objectID.key))
-            var byKey: [Int64: RowReader.Contents] = [:]
-            byKey.reserveCapacity(rows.count)
-            for row in rows { byKey[row.key] = row }
+            let rows = try sourceRows(of: entity, ids: faults.map(\.objectID))
+            var byID: [ObjectID: RowSnapshot] = [:]
+            byID.reserveCapacity(rows.count)
+            for row in rows { byID[row.id] = row }
             for fault in faults {
-                if let row = byKey[fault.objectID.key] {
+                if let row = byID[fault.objectID] {
                     fill(fault, with: row)
                 } else {
                     markMissing(fault, StrataError(.objectNotFound, "The row of \(fault.objectID) no longer exists.", entity: entity.name, objectID: fault.objectID))
@@ -44,12 +44,10 @@ extension ObjectContext: ObjectOwner {
     }
 
     func loadToMany(_ object: ManagedObject, relationship index: Int) -> [ManagedObject] {
-        guard !object.objectID.isTemporary else { return [] }
-        let relationship = object.entity.relationships[index]
-        let destination = model.entities[relationship.destinationIndex]
+        guard !object.lifecycle.isInserted else { return [] }
         do {
-            let keys = try coordinator.readRelatedKeys(of: object.entity, relationship: index, keys: [object.objectID.key])
-            return keys.map { resolve(ObjectID(entity: destination, key: $0.target)) }
+            let targets = try sourceRelated(of: object.entity, relationship: index, ids: [object.objectID])
+            return (targets[object.objectID] ?? []).map(resolve)
         } catch {
             object.valueErrors[-1] = error
             Logger(label: "strata.context").error("\(error)")

@@ -24,9 +24,17 @@ extension ObjectContext {
             for object in fresh { object.willSave() }
         }
         try validatePendingChanges()
-        let work = SaveTransaction(model: model, inserted: Array(inserted), updated: Array(updated), deleted: Array(deleted))
-        let outcome = try coordinator.save(work)
-        didSave(outcome)
+        if observers.wantsWillSave { observers.publishWillSave(pendingChanges()) }
+        if let parent {
+            try push(to: parent)
+        } else {
+            let work = SaveTransaction(model: model, inserted: Array(inserted), updated: Array(updated), deleted: Array(deleted),
+                                       policy: storedMergePolicy, isRegistered: { [registered] in registered[$0] != nil })
+            let outcome = try coordinator.save(work)
+            let changes = didSave(outcome)
+            publish(changes)
+            coordinator.publishSave(changes, from: self)
+        }
     }
 
     private func validatePendingChanges() throws(StrataError) {
@@ -67,27 +75,61 @@ extension ObjectContext {
         }
     }
 
-    /// Brings the objects in line with what was written.
-    private func didSave(_ outcome: SaveOutcome) {
-        let saved = Array(inserted) + Array(updated)
+    /// Brings the objects in line with what was written, and says what changed.
+    private func didSave(_ outcome: SaveOutcome) -> ChangeSet {
+        var changes = ChangeSet()
         for object in inserted {
-            registered[object.objectID] = nil
-            object.objectID = ObjectID(entity: object.entity, key: outcome.assignedKeys[ObjectIdentifier(object)] ?? object.objectID.key)
-            registered[object.objectID] = object
+            let identity = ObjectIdentifier(object)
+            let temporary = object.objectID
+            let permanent = ObjectID(entity: object.entity, key: outcome.assignedKeys[identity] ?? temporary.key)
+            if permanent != temporary {
+                registered[temporary] = nil
+                object.objectID = permanent
+                registered[permanent] = object
+                changes.permanentIDs[temporary] = permanent
+            }
             object.lifecycle.isInserted = false
-            object.rowVersion = 1
+            object.rowVersion = outcome.versions[identity] ?? 1
+            changes.inserted.insert(permanent)
+            changes.versions[permanent] = object.rowVersion
         }
-        for object in updated { object.rowVersion += 1 }
-        for object in deleted {
+        var gone: [ManagedObject] = []
+        for object in updated {
+            let identity = ObjectIdentifier(object)
+            if outcome.vanished.contains(identity) { gone.append(object); continue }
+            object.rowVersion = outcome.versions[identity] ?? object.rowVersion + 1
+            changes.updated[object.objectID] = object.changedValues()
+            changes.versions[object.objectID] = object.rowVersion
+        }
+        for object in deleted where !outcome.undeleted.contains(ObjectIdentifier(object)) {
+            changes.deleted.insert(object.objectID)
             registered[object.objectID] = nil
             object.storageOwner = nil
         }
+        let saved = Array(inserted) + Array(updated) + Array(deleted)
+        for object in saved where !object.lifecycle.isDeleted || outcome.undeleted.contains(ObjectIdentifier(object)) {
+            guard let row = outcome.refreshed[ObjectIdentifier(object)] else { continue }
+            object.lifecycle.isDeleted = false
+            object.attributeValues = row.attributes
+            object.relationValues = row.relationValues
+            object.rowVersion = row.version
+            var values: [String: PropertyValue] = [:]
+            for (i, attribute) in object.entity.attributes.enumerated() { values[attribute.name] = row.attributes[i] }
+            if !changes.inserted.contains(object.objectID) { changes.updated[object.objectID] = values }
+            changes.versions[object.objectID] = row.version
+        }
+        for object in gone {
+            changes.deleted.insert(object.objectID)
+            registered[object.objectID] = nil
+            object.lifecycle.isDeleted = true
+            object.storageOwner = nil
+        }
         for object in saved { object.clearChanges() }
-        let all = saved + Array(deleted)
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
-        for object in all { object.didSave() }
+        for object in saved { object.didSave() }
+        return changes
     }
 
     /// Discards every unsaved change: inserted objects go, updated and deleted ones get their
@@ -150,13 +192,13 @@ extension ObjectContext {
             object.faultBatch = nil
             return
         }
-        guard let row = try? coordinator.readRows(of: object.entity, keys: [object.objectID.key]).first else { return }
+        guard let row = try? sourceRows(of: object.entity, ids: [object.objectID]).first else { return }
         let attributeCount = object.entity.attributes.count
         for i in 0..<attributeCount where !object.changedProperties.contains(i) {
             object.attributeValues[i] = row.attributes[i]
         }
         for i in object.entity.relationships.indices where !object.changedProperties.contains(attributeCount + i) {
-            object.relationValues[i] = row.relations[i]
+            object.relationValues[i] = row.relationValues[i]
         }
         object.committedAttributes = row.attributes
         object.rowVersion = row.version

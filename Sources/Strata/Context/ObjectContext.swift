@@ -29,8 +29,10 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
 
     /// Which queue this context runs on.
     public let concurrencyType: ConcurrencyType
-    /// The coordinator this context saves to.
+    /// The coordinator of the store under this context (its own, or its root ancestor's).
     public let coordinator: StoreCoordinator
+    /// The context this one saves into, for a child context; `nil` for a root context.
+    public let parent: ObjectContext?
     /// The model of the store.
     public var model: ObjectModel { coordinator.model }
     /// A name shown in diagnostics and debug-mode traps.
@@ -56,19 +58,64 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     }()
 
     let queue: ContextQueue
+    /// Child contexts (weakly), for auto-merging and telling them new permanent IDs.
+    let children = Mutex<[WeakContext]>([])
+    /// Change and will-save observers.
+    let observers = ContextObservers()
+    /// Set on the context's queue: how conflicts at save and local edits at merge are resolved.
+    var storedMergePolicy: MergePolicy = .error
+    /// Set on the context's queue: merge what the parent (or, for a root, the coordinator) publishes.
+    var storedAutomaticMerge = false
     /// One object per ID.
     var registered: [ObjectID: ManagedObject] = [:]
     var inserted: OrderedSet<ManagedObject> = []
     var updated: OrderedSet<ManagedObject> = []
     var deleted: OrderedSet<ManagedObject> = []
 
-    /// Creates a context on the main queue or a private queue, saving to `coordinator`.
+    /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
     public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil) {
         self.concurrencyType = concurrencyType
         self.coordinator = coordinator
+        self.parent = nil
         self.name = name ?? (concurrencyType == .mainQueue ? "main context" : "private context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "private")")
         self.checksQueueAccess = Self.concurrencyDebugging
+        coordinator.register(self)
+    }
+
+    /// Creates a child context: its saves go into `parent` (in memory), and it sees the
+    /// parent's unsaved changes.
+    ///
+    /// For example:
+    /// ```swift
+    /// let editor = ObjectContext(.privateQueue, parent: mainContext)
+    /// ```
+    public init(_ concurrencyType: ConcurrencyType, parent: ObjectContext, name: String? = nil) {
+        self.concurrencyType = concurrencyType
+        self.coordinator = parent.coordinator
+        self.parent = parent
+        self.name = name ?? (concurrencyType == .mainQueue ? "main child context" : "private child context")
+        self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "child")")
+        self.checksQueueAccess = Self.concurrencyDebugging
+        parent.children.withLock { children in
+            children.removeAll { $0.context == nil }
+            children.append(WeakContext(self))
+        }
+    }
+
+    /// How conflicts are resolved when this context saves, and what a merge does with local
+    /// edits. `.error` by default. Set and read it on the context's queue.
+    public var mergePolicy: MergePolicy {
+        get { checkQueue(); return storedMergePolicy }
+        set { checkQueue(); storedMergePolicy = newValue }
+    }
+
+    /// When `true`, the context merges every change set its parent publishes (for a root
+    /// context: every save of another root context on the same coordinator). Set it on the
+    /// context's queue.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { checkQueue(); return storedAutomaticMerge }
+        set { checkQueue(); storedAutomaticMerge = newValue }
     }
 
     // MARK: Running work on the context's queue
@@ -195,10 +242,10 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
             registered[id] = nil
             throw StrataError(.objectNotFound, "No \(id.entity.name) with ID \(id) exists.", entity: id.entity.name, objectID: id)
         }
-        guard !id.isTemporary else {
+        guard !id.isTemporary || parent != nil else {
             throw StrataError(.objectNotFound, "The temporary ID \(id) belongs to another context.", entity: id.entity.name, objectID: id)
         }
-        let rows = try coordinator.readRows(of: id.entity, keys: [id.key])
+        let rows = try sourceRows(of: id.entity, ids: [id])
         guard let row = rows.first else {
             throw StrataError(.objectNotFound, "No \(id.entity.name) with ID \(id) exists.", entity: id.entity.name, objectID: id)
         }
@@ -218,13 +265,13 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
 
     /// The registered object for a row, filled from the row if it was a fault or is new.
     /// Objects with unsaved changes keep them.
-    func materialize(_ row: RowReader.Contents, entity: EntityDescription) -> ManagedObject {
-        let id = ObjectID(entity: entity, key: row.key)
+    func materialize(_ row: RowSnapshot, entity: EntityDescription) -> ManagedObject {
+        let id = row.id
         if let object = registered[id] {
             if object.lifecycle.isFault { fill(object, with: row) }
             return object
         }
-        let object = ObjectConstruction.make(entity, ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relations, isFault: false), collectsDefaults: false).0
+        let object = ObjectConstruction.make(entity, ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false), collectsDefaults: false).0
         object.storageOwner = self
         object.rowVersion = row.version
         object.valueErrors = row.errors
@@ -233,12 +280,18 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     }
 
     /// Fills a fault from its row.
-    func fill(_ object: ManagedObject, with row: RowReader.Contents) {
+    func fill(_ object: ManagedObject, with row: RowSnapshot) {
         object.attributeValues = row.attributes
-        object.relationValues = row.relations
+        object.relationValues = row.relationValues
         object.rowVersion = row.version
         object.valueErrors = row.errors
         object.lifecycle.isFault = false
         object.faultBatch = nil
     }
+}
+
+/// A weak reference to a context (parents and coordinators do not keep contexts alive).
+struct WeakContext: @unchecked Sendable {  // safe: only the reference is shared; the context is used on its own queue
+    weak var context: ObjectContext?
+    init(_ context: ObjectContext) { self.context = context }
 }

@@ -181,6 +181,11 @@ struct PropertyMask: Sendable, Equatable {
         return w < words.count && words[w] & (1 << UInt64(i & 63)) != 0
     }
 
+    mutating func remove(_ i: Int) {
+        let w = i >> 6
+        if w < words.count { words[w] &= ~(1 << UInt64(i & 63)) }
+    }
+
     var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
     mutating func removeAll() { words.removeAll(keepingCapacity: true) }
 }

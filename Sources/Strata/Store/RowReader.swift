@@ -18,18 +18,8 @@ struct RowReader {
         return columns.joined(separator: ", ")
     }
 
-    /// One row's contents.
-    struct Contents {
-        var key: Int64
-        var version: Int64
-        var attributes: [PropertyValue]
-        var relations: [RelationValue]
-        /// Attributes whose stored bytes did not decode.
-        var errors: [Int: StrataError]
-    }
-
     /// Reads the current row of a raw statement built with ``selectList(alias:)`` (the hot path).
-    func read(_ handle: OpaquePointer) -> Contents {
+    func read(_ handle: OpaquePointer) -> RowSnapshot {
         let key = sqlite3_column_int64(handle, 0)
         let version = sqlite3_column_int64(handle, 1)
         var attributes: [PropertyValue] = []
@@ -44,18 +34,18 @@ struct RowReader {
             attributes.append(value)
             index += 1
         }
-        var relations: [RelationValue] = []
+        var relations: [RowSnapshot.Relation] = []
         relations.reserveCapacity(entity.relationships.count)
         for relationship in entity.relationships {
             if !relationship.isToMany, case .foreignKey = relationship.storage {
                 let target = RawStatement.integer(handle, index)
                 index += 1
-                relations.append(.toOneID(target.map { ObjectID(entity: model.entities[relationship.destinationIndex], key: $0) }))
+                relations.append(.toOne(target.map { ObjectID(entity: model.entities[relationship.destinationIndex], key: $0) }))
             } else {
                 relations.append(.unloaded)
             }
         }
-        return Contents(key: key, version: version, attributes: attributes, relations: relations, errors: errors)
+        return RowSnapshot(id: ObjectID(entity: entity, key: key), version: version, attributes: attributes, relations: relations, errors: errors)
     }
 
     private func decode(_ bytes: Data, attribute: AttributeDescription, slot: Int, key: Int64, errors: inout [Int: StrataError]) -> PropertyValue {

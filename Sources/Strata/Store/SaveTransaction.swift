@@ -2,9 +2,18 @@ import GRDB
 import GRDBSQLite
 import OrderedCollections
 
-/// What a save wrote: the primary keys given to inserted objects.
+/// What a save wrote, per object (by identity).
 struct SaveOutcome {
+    /// Primary keys given to inserted objects (including objects that became an existing row).
     var assignedKeys: [ObjectIdentifier: Int64] = [:]
+    /// Row versions written, where they are not simply 1 (insert) or the read version + 1.
+    var versions: [ObjectIdentifier: Int64] = [:]
+    /// Rows as they stand after a conflict was resolved by the merge policy: the object takes them.
+    var refreshed: [ObjectIdentifier: RowSnapshot] = [:]
+    /// Updated objects whose row was deleted in the store (under a policy other than `.error`).
+    var vanished: Set<ObjectIdentifier> = []
+    /// Deleted objects kept because the `.rollback` policy gave the store's row precedence.
+    var undeleted: Set<ObjectIdentifier> = []
 }
 
 /// Writes one root save in one transaction. Built and run on the saving context's queue
@@ -14,15 +23,19 @@ struct SaveTransaction {
     let inserted: [ManagedObject]
     let updated: [ManagedObject]
     let deleted: [ManagedObject]
+    /// How conflicts are resolved.
+    let policy: MergePolicy
+    /// Whether the saving context holds an object with this ID (an insert cannot become it).
+    let isRegistered: (ObjectID) -> Bool
 
     /// Prepared statements of this save, built once per entity (inserts) and per set of
     /// changed columns (updates) rather than per row.
-    private final class Statements {
+    final class Statements {
         var inserts: [Int: Statement] = [:]
         var updates: [UpdateShape: Statement] = [:]
     }
 
-    private struct UpdateShape: Hashable {
+    struct UpdateShape: Hashable {
         var entity: Int
         var columns: [Int]
     }
@@ -32,13 +45,15 @@ struct SaveTransaction {
         try assignKeys(db, &outcome)
         var conflicts: [SaveConflict] = []
         let statements = Statements()
-        for object in inserted { try insertRow(object, db, outcome, statements) }
-        for object in updated { try updateRow(object, db, outcome, &conflicts, statements) }
-        for object in deleted { try deleteRow(object, db, &conflicts) }
+        for object in inserted { try insertRow(object, db, &outcome, statements) }
+        for object in updated { try updateRow(object, db, &outcome, &conflicts, statements) }
+        for object in deleted { try deleteRow(object, db, &outcome, &conflicts) }
         if !conflicts.isEmpty {
             throw StrataError(.conflict, "The save conflicts with changes made in the store since the objects were read: \(conflicts.map(\.description).joined(separator: "; "))", conflicts: conflicts)
         }
-        for object in inserted + updated { try writeRelationshipTables(object, db, outcome) }
+        for object in inserted + updated where !outcome.vanished.contains(ObjectIdentifier(object)) {
+            try writeRelationshipTables(object, db, outcome)
+        }
         return outcome
     }
 
@@ -47,7 +62,7 @@ struct SaveTransaction {
     /// Gives every inserted object its primary key: one past the highest ever used.
     private func assignKeys(_ db: Database, _ outcome: inout SaveOutcome) throws {
         var byEntity: [Int: [ManagedObject]] = [:]
-        for object in inserted { byEntity[object.entity.index, default: []].append(object) }
+        for object in inserted where object.objectID.isTemporary { byEntity[object.entity.index, default: []].append(object) }
         for (entityIndex, objects) in byEntity {
             let entity = model.entities[entityIndex]
             let stored = try Int64.fetchOne(db, sql: "SELECT max_key FROM \(StoreSchema.keysTable) WHERE entity = ?", arguments: [entity.name])
@@ -57,9 +72,9 @@ struct SaveTransaction {
         }
     }
 
-    private func key(of object: ManagedObject, _ outcome: SaveOutcome) -> Int64? {
-        if object.objectID.isTemporary { return outcome.assignedKeys[ObjectIdentifier(object)] }
-        return object.objectID.key
+    func key(of object: ManagedObject, _ outcome: SaveOutcome) -> Int64? {
+        if let assigned = outcome.assignedKeys[ObjectIdentifier(object)] { return assigned }
+        return object.objectID.primaryKey
     }
 
     /// The stored form of a to-one foreign key, without firing faults or loads.
@@ -71,13 +86,13 @@ struct SaveTransaction {
         }
     }
 
-    private func bindForeignKey(_ object: ManagedObject, _ index: Int, _ outcome: SaveOutcome, _ handle: OpaquePointer, _ position: Int32) {
+    func bindForeignKey(_ object: ManagedObject, _ index: Int, _ outcome: SaveOutcome, _ handle: OpaquePointer, _ position: Int32) {
         if let key = foreignKey(object, index, outcome) { sqlite3_bind_int64(handle, position, key) } else { sqlite3_bind_null(handle, position) }
     }
 
     // MARK: Rows
 
-    private func insertRow(_ object: ManagedObject, _ db: Database, _ outcome: SaveOutcome, _ statements: Statements) throws {
+    private func insertRow(_ object: ManagedObject, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws {
         let entity = object.entity
         let statement: Statement
         if let cached = statements.inserts[entity.index] {
@@ -106,38 +121,58 @@ struct SaveTransaction {
             try RawStatement.execute(statement, db)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY || error.resultCode == .SQLITE_CONSTRAINT {
             let key = uniqueKey(in: error, entity: entity)
+            if policy != .error, try adoptExistingRow(for: object, db, &outcome, statements) { return }
             throw StrataError(.conflict, "Inserting \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
                               entity: entity.name, key: key, objectID: object.objectID, sql: statement.sql, underlying: error)
         }
     }
 
     /// The key named by a "UNIQUE constraint failed: Entity.key" message.
-    private func uniqueKey(in error: DatabaseError, entity: EntityDescription) -> String? {
+    func uniqueKey(in error: DatabaseError, entity: EntityDescription) -> String? {
         guard let message = error.message, let range = message.range(of: "\(entity.name).") else { return nil }
         return String(message[range.upperBound...].prefix { $0 != "," && $0 != " " })
     }
 
-    private func updateRow(_ object: ManagedObject, _ db: Database, _ outcome: SaveOutcome, _ conflicts: inout [SaveConflict], _ statements: Statements) throws {
+    private func updateRow(_ object: ManagedObject, _ db: Database, _ outcome: inout SaveOutcome, _ conflicts: inout [SaveConflict], _ statements: Statements) throws {
+        let columns = changedColumns(of: object)
+        if try writeUpdate(object, columns: columns, expecting: object.rowVersion, db, outcome, statements) { return }
+        if policy == .error {
+            conflicts += try describeConflict(object, db)
+        } else {
+            try resolveUpdateConflict(object, changedColumns: columns, db, &outcome, statements)
+        }
+    }
+
+    /// The table columns (positions in `entity.columns`) this object changed.
+    func changedColumns(of object: ManagedObject) -> [Int] {
         let entity = object.entity
-        var shape = UpdateShape(entity: entity.index, columns: [])
+        var columns: [Int] = []
         for (c, column) in entity.columns.enumerated() {
             switch column {
-            case .attribute(let i) where object.changedProperties.contains(i): shape.columns.append(c)
-            case .foreignKey(let i) where object.changedProperties.contains(entity.attributes.count + i): shape.columns.append(c)
+            case .attribute(let i) where object.changedProperties.contains(i): columns.append(c)
+            case .foreignKey(let i) where object.changedProperties.contains(entity.attributes.count + i): columns.append(c)
             default: continue
             }
         }
+        return columns
+    }
+
+    /// `UPDATE … SET <columns>, _version = _version + 1 WHERE _id = ? AND _version = ?`;
+    /// returns whether the row was there at that version.
+    func writeUpdate(_ object: ManagedObject, columns: [Int], expecting version: Int64, _ db: Database, _ outcome: SaveOutcome, _ statements: Statements) throws -> Bool {
+        let entity = object.entity
+        let shape = UpdateShape(entity: entity.index, columns: columns)
         let statement: Statement
         if let cached = statements.updates[shape] {
             statement = cached
         } else {
-            let assignments = shape.columns.map { "\(quoted(StoreSchema.columnName(entity.columns[$0], in: entity))) = ?" } + ["_version = _version + 1"]
+            let assignments = columns.map { "\(quoted(StoreSchema.columnName(entity.columns[$0], in: entity))) = ?" } + ["_version = _version + 1"]
             statement = try db.cachedStatement(sql: "UPDATE \(quoted(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE _id = ? AND _version = ?")
             statements.updates[shape] = statement
         }
         let handle = statement.sqliteStatement
         var position: Int32 = 1
-        for c in shape.columns {
+        for c in columns {
             switch entity.columns[c] {
             case .attribute(let i): RawStatement.bind(object.attributeValues[i], to: handle, at: position)
             case .foreignKey(let i): bindForeignKey(object, i, outcome, handle, position)
@@ -145,8 +180,8 @@ struct SaveTransaction {
             }
             position += 1
         }
-        sqlite3_bind_int64(handle, position, object.objectID.key)
-        sqlite3_bind_int64(handle, position + 1, object.rowVersion)
+        sqlite3_bind_int64(handle, position, key(of: object, outcome) ?? object.objectID.key)
+        sqlite3_bind_int64(handle, position + 1, version)
         do {
             try RawStatement.execute(statement, db)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.resultCode == .SQLITE_CONSTRAINT {
@@ -154,16 +189,25 @@ struct SaveTransaction {
             throw StrataError(.conflict, "Updating \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
                               entity: entity.name, key: key, objectID: object.objectID, sql: statement.sql, underlying: error)
         }
-        if db.changesCount != 1 { conflicts += try describeConflict(object, db) }
+        return db.changesCount == 1
     }
 
-    private func deleteRow(_ object: ManagedObject, _ db: Database, _ conflicts: inout [SaveConflict]) throws {
+    private func deleteRow(_ object: ManagedObject, _ db: Database, _ outcome: inout SaveOutcome, _ conflicts: inout [SaveConflict]) throws {
         let entity = object.entity
         try db.cachedStatement(sql: "DELETE FROM \(quoted(entity.name)) WHERE _id = ? AND _version = ?")
             .execute(arguments: [object.objectID.key, object.rowVersion])
-        if db.changesCount != 1 {
-            let stillThere = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(quoted(entity.name)) WHERE _id = ?", arguments: [object.objectID.key]) ?? false
-            if stillThere { conflicts += try describeConflict(object, db) }
+        if db.changesCount != 1, let stored = try readRow(of: object, db) {
+            switch policy {
+            case .error:
+                conflicts += try describeConflict(object, db)
+                return
+            case .rollback:
+                outcome.undeleted.insert(ObjectIdentifier(object))
+                outcome.refreshed[ObjectIdentifier(object)] = stored
+                return
+            case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite:
+                try db.cachedStatement(sql: "DELETE FROM \(quoted(entity.name)) WHERE _id = ?").execute(arguments: [object.objectID.key])
+            }
         }
         for relationship in entity.relationships {
             guard case .joinTable(let join) = relationship.storage else { continue }
@@ -171,15 +215,21 @@ struct SaveTransaction {
         }
     }
 
-    /// The conflicting keys of an object whose row changed (or vanished) since it was read.
-    private func describeConflict(_ object: ManagedObject, _ db: Database) throws -> [SaveConflict] {
+    /// The object's row as it stands in the store, or nil if it is gone.
+    func readRow(of object: ManagedObject, _ db: Database, key: Int64? = nil) throws -> RowSnapshot? {
         let entity = object.entity
         let reader = RowReader(entity: entity, model: model)
         let statement = try db.cachedStatement(sql: "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.name)) t0 WHERE _id = ?")
-        statement.setUncheckedArguments([object.objectID.key])
-        var row: RowReader.Contents?
+        statement.setUncheckedArguments([key ?? object.objectID.key])
+        var row: RowSnapshot?
         try RawStatement.forEachRow(statement, db) { row = reader.read($0) }
-        guard let stored = row else {
+        return row
+    }
+
+    /// The conflicting keys of an object whose row changed (or vanished) since it was read.
+    private func describeConflict(_ object: ManagedObject, _ db: Database) throws -> [SaveConflict] {
+        let entity = object.entity
+        guard let stored = try readRow(of: object, db) else {
             return [SaveConflict(objectID: object.objectID, key: nil, originalValue: .null, ourValue: .null, storedValue: .null)]
         }
         let original = object.committedAttributes ?? object.attributeValues
@@ -195,7 +245,7 @@ struct SaveTransaction {
 
     // MARK: Join tables and positions
 
-    private func writeRelationshipTables(_ object: ManagedObject, _ db: Database, _ outcome: SaveOutcome) throws {
+    func writeRelationshipTables(_ object: ManagedObject, _ db: Database, _ outcome: SaveOutcome) throws {
         let entity = object.entity
         guard let ownKey = key(of: object, outcome) else { return }
         for (index, relationship) in entity.relationships.enumerated() where relationship.isToMany {

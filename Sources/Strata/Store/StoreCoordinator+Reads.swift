@@ -5,11 +5,11 @@ extension StoreCoordinator {
     static let keyChunk = 500
 
     /// Reads the rows of `entity` with the given primary keys (any order; missing rows are absent).
-    func readRows(of entity: EntityDescription, keys: [Int64]) throws(StrataError) -> [RowReader.Contents] {
+    func readRows(of entity: EntityDescription, keys: [Int64]) throws(StrataError) -> [RowSnapshot] {
         let reader = RowReader(entity: entity, model: model)
         let select = "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.name)) t0 WHERE t0._id IN "
         return try read { db in
-            var result: [RowReader.Contents] = []
+            var result: [RowSnapshot] = []
             result.reserveCapacity(keys.count)
             var start = 0
             while start < keys.count {
@@ -77,5 +77,21 @@ extension StoreCoordinator {
             return StrataError(.storeFailure, "SQLite: \(db.message ?? "\(db.resultCode)")", sql: sql ?? db.sql, underlying: db)
         }
         return StrataError(.storeFailure, "\(error)", underlying: error)
+    }
+}
+
+extension StoreCoordinator {
+    /// Reserves `count` primary keys of `entity` (never handed out again) and returns the first.
+    func reserveKeys(for entity: EntityDescription, count: Int) throws(StrataError) -> Int64 {
+        do {
+            return try database.write { db in
+                let stored = try Int64.fetchOne(db, sql: "SELECT max_key FROM \(StoreSchema.keysTable) WHERE entity = ?", arguments: [entity.name])
+                let base = try stored ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(_id), 0) FROM \(quoted(entity.name))") ?? 0
+                try db.execute(sql: "INSERT OR REPLACE INTO \(StoreSchema.keysTable) (entity, max_key) VALUES (?, ?)", arguments: [entity.name, base + Int64(count)])
+                return base + 1
+            }
+        } catch {
+            throw Self.storeError(error)
+        }
     }
 }

@@ -26,6 +26,10 @@ public final class StoreCoordinator: Sendable {
     let database: any DatabaseWriter
     /// SQL recorded for tests and diagnostics (see ``recordingSQL(_:)``).
     let sqlRecorder: SQLRecorder
+    /// Root contexts on this coordinator (weakly), told about each other's saves.
+    let rootContexts = Mutex<[WeakContext]>([])
+    /// Observers of every save through this coordinator.
+    let saveObservers = ContextObservers()
 
     /// Opens (creating if needed) the store described by `store` for `model`.
     ///
@@ -125,6 +129,35 @@ public final class StoreCoordinator: Sendable {
         sqlRecorder.start()
         let result = try await body()
         return (result, sqlRecorder.stop())
+    }
+
+    /// Calls `handler` with the change set of every save to the store through this
+    /// coordinator (on the saving context's queue). This is how another coordinator's contexts
+    /// learn about these saves: pass the change set to their `merge(_:)`.
+    ///
+    /// For example:
+    /// ```swift
+    /// let token = importCoordinator.observeSaves { changes in
+    ///     main.perform { main.merge(changes) }
+    /// }
+    /// ```
+    public func observeSaves(_ handler: @escaping @Sendable (ChangeSet) -> Void) -> ChangeObservation {
+        saveObservers.addChangeHandler(handler)
+    }
+
+    func register(_ context: ObjectContext) {
+        rootContexts.withLock { contexts in
+            contexts.removeAll { $0.context == nil }
+            contexts.append(WeakContext(context))
+        }
+    }
+
+    /// Tells save observers and the other root contexts (those that merge automatically) about a save.
+    func publishSave(_ changes: ChangeSet, from origin: ObjectContext) {
+        saveObservers.publish(changes)
+        for context in rootContexts.withLock({ $0.compactMap(\.context) }) where context !== origin {
+            context.queue.queue.async { if context.storedAutomaticMerge { context.mergeChanges(changes) } }
+        }
     }
 
     /// Closes the connections. Further use of this coordinator's contexts fails.

@@ -1,0 +1,121 @@
+import OrderedCollections
+
+extension ObjectContext {
+    /// Applies a change set saved elsewhere (another context, a batch request, another
+    /// coordinator on the same file) to this context.
+    ///
+    /// Only objects the context holds are touched: deleted ones are removed, updated ones take
+    /// the new values (faults stay faults and read fresh values when touched), inserted ones
+    /// are not materialised. Unsaved local edits of a key are kept or dropped per
+    /// ``mergePolicy`` (kept under `.error`, `.mergeByPropertyObjectTrump` and `.overwrite`).
+    /// Observers of this context then receive the change set.
+    ///
+    /// For example:
+    /// ```swift
+    /// let token = importContext.observeChanges { changes in
+    ///     Task { await main.perform { main.merge(changes) } }
+    /// }
+    /// ```
+    public func merge(_ changes: ChangeSet) {
+        checkQueue()
+        mergeChanges(changes)
+    }
+
+    func mergeChanges(_ changes: ChangeSet) {
+        if !changes.permanentIDs.isEmpty { applyPermanentIDs(changes.permanentIDs) }
+        for id in changes.deleted { if let object = registered[id] { forget(object) } }
+        let keepsLocal = storedMergePolicy.keepsLocalEdits
+        for (id, values) in changes.updated {
+            guard let object = registered[id], !object.lifecycle.isFault, !object.lifecycle.isDeleted else { continue }
+            let entity = object.entity
+            for (key, value) in values {
+                switch entity.propertyIndex[key] {
+                case .attribute(let i)?:
+                    let editedHere = object.changedProperties.contains(i)
+                    if object.committedAttributes != nil { object.committedAttributes?[i] = value }
+                    if !editedHere || !keepsLocal {
+                        object.attributeValues[i] = value
+                        if editedHere { object.changedProperties.remove(i) }
+                    }
+                case .relationship(let r)?:
+                    let bit = entity.attributes.count + r
+                    let editedHere = object.changedProperties.contains(bit)
+                    let incoming: RelationValue
+                    if case .objectID(let target) = value { incoming = .toOneID(target) } else if entity.relationships[r].isToMany { incoming = .unloaded } else { incoming = .toOneID(nil) }
+                    if object.committedRelations[r] != nil { object.committedRelations[r] = incoming }
+                    if !editedHere || !keepsLocal {
+                        object.relationValues[r] = incoming
+                        if editedHere { object.changedProperties.remove(bit); object.committedRelations[r] = nil }
+                    }
+                case nil:
+                    continue
+                }
+            }
+            if let version = changes.versions[id] { object.rowVersion = version }
+            if object.lifecycle.hasChanges, object.changedProperties.isEmpty {
+                object.clearChanges()
+                updated.remove(object)
+            }
+        }
+        // Loaded to-manys that may have gained inserted objects read again when next touched.
+        if !changes.inserted.isEmpty { invalidateToMany(towards: Set(changes.inserted.map { $0.entity.index })) }
+        publish(changes)
+    }
+
+    /// Drops a deleted object: out of every loaded relationship of its partners, out of the context.
+    private func forget(_ object: ManagedObject) {
+        for (index, relationship) in object.entity.relationships.enumerated() where index < object.relationValues.count {
+            let partners: [ManagedObject]
+            switch object.relationValues[index] {
+            case .toOne(let target?): partners = [target]
+            case .toMany(let targets): partners = Array(targets)
+            default: partners = []
+            }
+            for partner in partners where !partner.lifecycle.isFault {
+                switch partner.relationValues[relationship.inverseIndex] {
+                case .toOne(let back) where back === object: partner.relationValues[relationship.inverseIndex] = .toOne(nil)
+                case .toMany(var set) where set.contains(object):
+                    set.remove(object)
+                    partner.relationValues[relationship.inverseIndex] = .toMany(set)
+                default: break
+                }
+            }
+        }
+        registered[object.objectID] = nil
+        inserted.remove(object)
+        updated.remove(object)
+        deleted.remove(object)
+        object.lifecycle.isDeleted = true
+        object.storageOwner = nil
+    }
+
+    /// Marks unchanged, loaded to-many relationships pointing at the given entities as unloaded.
+    private func invalidateToMany(towards entities: Set<Int>) {
+        for object in registered.values where !object.lifecycle.isFault {
+            for (index, relationship) in object.entity.relationships.enumerated()
+            where relationship.isToMany && entities.contains(relationship.destinationIndex) && !object.changedProperties.contains(object.entity.attributes.count + index) {
+                if case .toMany = object.relationValues[index] { object.relationValues[index] = .unloaded }
+            }
+        }
+    }
+
+    /// Replaces temporary IDs by permanent ones: in the registry, in objects, in unresolved to-ones.
+    func applyPermanentIDs(_ mapping: [ObjectID: ObjectID]) {
+        var touched = false
+        for (temporary, permanent) in mapping {
+            guard let object = registered.removeValue(forKey: temporary) else { continue }
+            object.objectID = permanent
+            registered[permanent] = object
+            touched = true
+        }
+        guard touched || !mapping.isEmpty else { return }
+        for object in registered.values where !object.lifecycle.isFault {
+            for (index, value) in object.relationValues.enumerated() {
+                if case .toOneID(let id?) = value, let permanent = mapping[id] { object.relationValues[index] = .toOneID(permanent) }
+            }
+            for (index, value) in object.committedRelations {
+                if case .toOneID(let id?) = value, let permanent = mapping[id] { object.committedRelations[index] = .toOneID(permanent) }
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+extension ObjectContext {
+    /// Calls `handler` on the context's queue with the change set of every save of this
+    /// context and every merge into it. Keep the returned token: dropping it stops the calls.
+    ///
+    /// For example:
+    /// ```swift
+    /// let token = context.observeChanges { changes in print(changes.inserted.count) }
+    /// ```
+    public func observeChanges(_ handler: @escaping @Sendable (ChangeSet) -> Void) -> ChangeObservation {
+        observers.addChangeHandler(handler)
+    }
+
+    /// The change sets of this context's saves and merges, as an asynchronous sequence. The
+    /// sequence ends when the consuming task is cancelled.
+    ///
+    /// For example:
+    /// ```swift
+    /// for await changes in context.changeSets() { print(changes) }
+    /// ```
+    public func changeSets() -> AsyncStream<ChangeSet> {
+        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
+        let token = observers.addChangeHandler { continuation.yield($0) }
+        continuation.onTermination = { _ in token.cancel() }
+        return stream
+    }
+
+    /// Calls `handler` on the context's queue before each save writes, with the pending
+    /// changes and their old values (after `willSave()` hooks and validation).
+    public func observeWillSave(_ handler: @escaping @Sendable (PendingChanges) -> Void) -> ChangeObservation {
+        observers.addWillSaveHandler(handler)
+    }
+
+    /// Tells observers, then auto-merging children (except `origin`), about `changes`.
+    func publish(_ changes: ChangeSet, except origin: ObjectContext? = nil) {
+        guard !changes.isEmpty || !changes.permanentIDs.isEmpty else { return }
+        observers.publish(changes)
+        for child in children.withLock({ $0.compactMap(\.context) }) where child !== origin {
+            child.queue.queue.async { child.receiveFromParent(changes) }
+        }
+    }
+
+    /// A change set published by the parent: new permanent IDs always apply; the rest is
+    /// merged when the context merges automatically.
+    func receiveFromParent(_ changes: ChangeSet) {
+        if storedAutomaticMerge {
+            mergeChanges(changes)
+        } else if !changes.permanentIDs.isEmpty {
+            applyPermanentIDs(changes.permanentIDs)
+            let idsOnly = ChangeSet(permanentIDs: changes.permanentIDs)
+            for child in children.withLock({ $0.compactMap(\.context) }) {
+                child.queue.queue.async { child.receiveFromParent(idsOnly) }
+            }
+        }
+    }
+
+    /// The pending changes with old and new values, for will-save observers.
+    func pendingChanges() -> PendingChanges {
+        func values(_ object: ManagedObject, _ attributes: [PropertyValue]) -> [String: PropertyValue] {
+            var result: [String: PropertyValue] = [:]
+            for (i, attribute) in object.entity.attributes.enumerated() where i < attributes.count { result[attribute.name] = attributes[i] }
+            return result
+        }
+        var pending = PendingChanges(inserted: [:], updated: [:], deleted: [:])
+        for object in inserted {
+            var all = values(object, object.attributeValues)
+            for (i, relationship) in object.entity.relationships.enumerated() { all[relationship.name] = object.relationValues[i].propertyValue }
+            pending.inserted[object.objectID] = all
+        }
+        for object in updated {
+            let old = object.committedValues(forKeys: nil)
+            var keys: [String: PendingChanges.ValueChange] = [:]
+            for (key, new) in object.changedValues() { keys[key] = .init(old: old[key] ?? .null, new: new) }
+            pending.updated[object.objectID] = keys
+        }
+        for object in deleted { pending.deleted[object.objectID] = values(object, object.committedAttributes ?? object.attributeValues) }
+        return pending
+    }
+}
