@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct ChildContextTests {
+    @Test func childSavePushesIntoParentAndRootSaveWritesOnce() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, root) = try await makeStore(dir)
+        let child = ObjectContext(.privateQueue, parent: root)
+        let noteID = try await child.perform {
+            let folder = child.insert(Folder.self)
+            folder.name = "Inbox"
+            let note = child.insert(Note.self)
+            note.title = "from child"
+            note.folder = folder
+            try child.save()
+            #expect(!child.hasChanges)
+            return note.objectID
+        }
+        #expect(noteID.isTemporary)
+        // Nothing on disk yet; the parent holds the changes.
+        let stored = try await coordinator.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM Note") }
+        #expect(stored == 0)
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await root.perform { () throws -> Void in
+                #expect(root.hasChanges)
+                let note = try #require(root.object(with: noteID) as? Note)
+                #expect(note.title == "from child")
+                #expect(note.folder?.name == "Inbox")
+                #expect(note.folder?.notes.contains(note) == true)
+                try root.save()
+            }
+        }
+        #expect(sql.filter { $0.hasPrefix("INSERT INTO \"Note\"") }.count == 1)
+        #expect(try await coordinator.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM Note") } == 1)
+    }
+
+    @Test func childSeesAncestorsUnsavedChanges() async throws {
+        let dir = TemporaryDirectory()
+        let (_, root) = try await makeStore(dir)
+        try await root.perform {
+            for i in 0..<5 { root.insert(Note.self).title = "saved\(i)" }
+            try root.save()
+            let all = try root.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")]))
+            all[0].title = "edited in root"
+            root.delete(all[1])
+            root.insert(Note.self).title = "unsaved in root"
+        }
+        let middle = ObjectContext(.privateQueue, parent: root)
+        let leaf = ObjectContext(.privateQueue, parent: middle)
+        try await middle.perform { middle.insert(Note.self).title = "unsaved in middle"; try middle.save() }
+        let titles = try await leaf.perform {
+            try leaf.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")])).map(\.title)
+        }
+        #expect(titles == ["edited in root", "saved2", "saved3", "saved4", "unsaved in middle", "unsaved in root"])
+        let filtered = try await leaf.perform {
+            try leaf.count(for: FetchRequest<Note>(predicate: try ObjectPredicate("title BEGINSWITH 'unsaved'")))
+        }
+        #expect(filtered == 2)
+    }
+
+    @Test func childFetchHonoursBatchSizeByPaging() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, root) = try await makeStore(dir)
+        try await root.perform {
+            for i in 0..<50 { root.insert(Note.self).title = String(format: "n%02d", i) }
+            try root.save()
+            root.reset()
+        }
+        let child = ObjectContext(.privateQueue, parent: root)
+        var request = FetchRequest<Note>(sortKeys: [SortKey("title")])
+        request.fetchBatchSize = 10
+        let paged = request
+        let (titles, sql) = try await coordinator.recordingSQL {
+            try await child.perform { () throws -> [String] in
+                let notes = try child.fetch(paged)
+                #expect(notes.count == 50)
+                #expect(notes.allSatisfy { $0.isFault })
+                return [notes[0].title, notes[9].title, notes[10].title]
+            }
+        }
+        #expect(titles == ["n00", "n09", "n10"])
+        let pageReads = sql.filter { $0.contains("WHERE t0._id IN") }
+        #expect(pageReads.count == 2)    // two pages of ten, read through the parent
+        let registeredInRoot = try await root.perform { root.registeredObjects.count }
+        #expect(registeredInRoot == 0)   // the parent passed rows through without keeping objects
+    }
+
+    @Test func permanentIDsReachEveryContext() async throws {
+        let dir = TemporaryDirectory()
+        let (_, root) = try await makeStore(dir)
+        let child = ObjectContext(.privateQueue, parent: root)
+        let grandchild = ObjectContext(.privateQueue, parent: child)
+        let temporary = try await grandchild.perform {
+            let note = grandchild.insert(Note.self)
+            note.title = "deep"
+            try grandchild.save()
+            return note.objectID
+        }
+        try await child.perform { try child.save() }
+        let permanent = try await root.perform { () throws -> ObjectID in
+            try root.save()
+            return try #require(root.registeredObjects.first).objectID
+        }
+        #expect(temporary.isTemporary)
+        #expect(!permanent.isTemporary)
+        // The remapping reaches children asynchronously on their queues; a perform after it sees it.
+        let childID = try await child.perform { child.registeredObjects.first?.objectID }
+        #expect(childID == permanent)
+        let grandchildView = try await grandchild.perform { () -> (ObjectID?, String?) in
+            let note = grandchild.registeredObjects.first as? Note
+            return (note?.objectID, note?.title)
+        }
+        #expect(grandchildView.0 == permanent)
+        #expect(grandchildView.1 == "deep")
+    }
+
+    @Test func obtainPermanentIDsBeforeSaving() async throws {
+        let dir = TemporaryDirectory()
+        let (_, root) = try await makeStore(dir)
+        let child = ObjectContext(.privateQueue, parent: root)
+        let (early, later) = try await child.perform { () throws -> (ObjectID, ObjectID) in
+            let note = child.insert(Note.self)
+            note.title = "early"
+            try child.obtainPermanentIDs(for: [note])
+            let early = note.objectID
+            try child.save()
+            return (early, note.objectID)
+        }
+        #expect(!early.isTemporary)
+        #expect(early == later)
+        let saved = try await root.perform { () throws -> ObjectID? in
+            try root.save()
+            return try root.fetch(FetchRequest<Note>()).first?.objectID
+        }
+        #expect(saved == early)
+    }
+
+    @Test func childDeleteAndRelationshipEditsReachTheParent() async throws {
+        let dir = TemporaryDirectory()
+        let (_, root) = try await makeStore(dir)
+        let (folderID, noteIDs) = try await root.perform { () throws -> (ObjectID, [ObjectID]) in
+            let folder = root.insert(Folder.self)
+            let notes = (0..<3).map { _ in root.insert(Note.self) }
+            for note in notes { note.folder = folder }
+            try root.save()
+            return (folder.objectID, notes.map(\.objectID))
+        }
+        let child = ObjectContext(.privateQueue, parent: root)
+        try await child.perform {
+            let notes = noteIDs.map { child.object(with: $0) as! Note }  // programmer error: IDs are notes
+            child.delete(notes[0])
+            notes[1].folder = nil
+            try child.save()
+        }
+        try await root.perform {
+            let folder = try #require(root.object(with: folderID) as? Folder)
+            #expect(folder.notes.map(\.objectID) == [noteIDs[2]])
+            #expect(root.object(with: noteIDs[0]).isDeleted)
+            try root.save()
+            #expect(try root.count(for: FetchRequest<Note>()) == 2)
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Thread-safe collection of what observers receive.
+final class Received<T: Sendable>: @unchecked Sendable {  // safe: every access holds the lock
+    private let lock = NSLock()
+    private var items: [T] = []
+    func append(_ item: T) { lock.withLock { items.append(item) } }
+    var all: [T] { lock.withLock { items } }
+}
+
+@Suite struct MergeTests {
+    @Test func savePublishesChangeSetToCallbackAndSequence() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        let received = Received<ChangeSet>()
+        let token = context.observeChanges { received.append($0) }
+        let stream = context.changeSets()
+        let (noteID, folderID) = try await context.perform { () throws -> (ObjectID, ObjectID) in
+            let folder = context.insert(Folder.self)
+            let note = context.insert(Note.self)
+            note.folder = folder
+            try context.save()
+            note.title = "changed"
+            try context.save()
+            context.delete(note)
+            try context.save()
+            return (note.objectID, folder.objectID)
+        }
+        var iterator = stream.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.inserted == [noteID, folderID])
+        #expect(first?.permanentIDs.count == 2)
+        let second = await iterator.next()
+        #expect(second?.updated[noteID]?["title"] == .string("changed"))
+        let third = await iterator.next()
+        #expect(third?.deleted.contains(noteID) == true)
+        #expect(third?.updated[folderID]?["notes"] == .objectIDs([]))   // the inverse side is reported too
+        #expect(received.all.count == 3)
+        token.cancel()
+        try await context.perform { _ = context.insert(Tag.self); try context.save() }
+        #expect(received.all.count == 3)
+    }
+
+    @Test func willSaveHookSeesOldAndNewValues() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        let received = Received<PendingChanges>()
+        let token = context.observeWillSave { received.append($0) }
+        let id = try await context.perform { () throws -> ObjectID in
+            let note = context.insert(Note.self)
+            note.title = "old"
+            try context.save()
+            note.title = "new"
+            try context.save()
+            context.delete(note)
+            try context.save()
+            return note.objectID
+        }
+        let all = received.all
+        #expect(all.count == 3)
+        #expect(all[0].inserted.values.first?["title"] == .string("old"))
+        #expect(all[1].updated[id]?["title"] == PendingChanges.ValueChange(old: .string("old"), new: .string("new")))
+        #expect(all[2].deleted[id]?["title"] == .string("new"))
+        _ = token
+    }
+
+    @Test func mergeRefreshesRegisteredObjectsOnly() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer) = try await makeStore(dir)
+        let (ids, folderID) = try await writer.perform { () throws -> ([ObjectID], ObjectID) in
+            let folder = writer.insert(Folder.self)
+            let notes = (0..<3).map { i -> Note in let n = writer.insert(Note.self); n.title = "t\(i)"; n.folder = folder; return n }
+            try writer.save()
+            return (notes.map(\.objectID), folder.objectID)
+        }
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await reader.perform {
+            let folder = try #require(try reader.existingObject(with: folderID) as? Folder)
+            #expect(folder.notes.count == 3)
+            _ = try reader.existingObject(with: ids[0])
+            _ = try reader.existingObject(with: ids[1])
+        }
+        let changes = try await writer.perform { () throws -> ChangeSet in
+            let received = Received<ChangeSet>()
+            let token = writer.observeChanges { received.append($0) }
+            (writer.object(with: ids[0]) as? Note)?.title = "renamed"
+            writer.delete(writer.object(with: ids[1]))
+            let extra = writer.insert(Note.self); extra.title = "new"; extra.folder = writer.object(with: folderID) as? Folder
+            try writer.save()
+            _ = token
+            return try #require(received.all.first)
+        }
+        try await reader.perform {
+            let before = reader.registeredObjects.count
+            reader.merge(changes)
+            #expect((reader.object(with: ids[0]) as? Note)?.title == "renamed")
+            #expect(reader.registeredObjects.count == before - 1)          // the deleted note is gone, the new one not made
+            #expect(!reader.registeredObjects.contains { $0.objectID == ids[1] })
+            let folder = try #require(reader.object(with: folderID) as? Folder)
+            #expect(Set(folder.notes.map(\.title)) == ["renamed", "t2", "new"])   // re-read when touched
+            #expect(!reader.hasChanges)
+        }
+    }
+
+    @Test(arguments: MergePolicy.allCases)
+    func mergeKeepsOrDropsLocalEditsPerPolicy(policy: MergePolicy) async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer) = try await makeStore(dir)
+        let id = try await writer.perform { () throws -> ObjectID in
+            let note = writer.insert(Note.self); note.title = "base"; note.rating = 1
+            try writer.save()
+            return note.objectID
+        }
+        let editor = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await editor.perform {
+            editor.mergePolicy = policy
+            let note = try #require(try editor.existingObject(with: id) as? Note)
+            note.title = "local"
+        }
+        let received = Received<ChangeSet>()
+        let token = writer.observeChanges { received.append($0) }
+        try await writer.perform {
+            let note = try #require(writer.object(with: id) as? Note)
+            note.title = "incoming"; note.rating = 5
+            try writer.save()
+        }
+        _ = token
+        let changes = try #require(received.all.first)
+        try await editor.perform {
+            editor.merge(changes)
+            let note = try #require(editor.object(with: id) as? Note)
+            #expect(note.rating == 5)                                   // untouched keys always take the incoming value
+            #expect(note.title == (policy.keepsLocalEdits ? "local" : "incoming"))
+            #expect(editor.hasChanges == policy.keepsLocalEdits)
+            #expect(note.committedValues(forKeys: ["title"])["title"] == .string("incoming"))
+            try editor.save()                                           // no conflict: the merge brought the new version
+        }
+        let stored = try await coordinator.database.read { try String.fetchOne($0, sql: "SELECT title FROM Note") }
+        #expect(stored == (policy.keepsLocalEdits ? "local" : "incoming"))
+    }
+
+    @Test func automaticMergeFromParentAndFromSiblingRoots() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, root) = try await makeStore(dir)
+        let id = try await root.perform { () throws -> ObjectID in
+            let note = root.insert(Note.self); note.title = "v1"
+            try root.save()
+            return note.objectID
+        }
+        let child = ObjectContext(.privateQueue, parent: root)
+        let sibling = ObjectContext(.privateQueue, coordinator: coordinator)
+        for context in [child, sibling] {
+            try await context.perform {
+                context.automaticallyMergesChangesFromParent = true
+                let note = try context.existingObject(with: id) as? Note
+                #expect(note?.title == "v1")
+            }
+        }
+        try await root.perform {
+            (root.object(with: id) as? Note)?.title = "v2"
+            try root.save()
+        }
+        // Merges are queued on each context's queue before this perform runs.
+        let inChild = try await child.perform { (child.object(with: id) as? Note)?.title }
+        let inSibling = try await sibling.perform { (sibling.object(with: id) as? Note)?.title }
+        #expect(inChild == "v2")
+        #expect(inSibling == "v2")
+    }
+}
