@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataStacks", targets: ["StrataStacks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -33,6 +34,12 @@ let package = Package(
         .executableTarget(
             name: "StrataBench",
             dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "StrataStacks", dependencies: ["Strata"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "StrataStacksTests",
+            dependencies: ["StrataStacks", "Strata", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

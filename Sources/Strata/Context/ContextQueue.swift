@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The serial queue a context runs on, and how to tell whether the current code is on it.
 ///
@@ -37,10 +38,29 @@ final class ContextQueue: Sendable {
     /// Whether the calling code runs on this queue.
     var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) === token }
 
+    /// Whether the calling code runs on the main queue.
+    static var isMain: Bool { DispatchQueue.getSpecific(key: key) === mainToken }
+
+    /// Nanoseconds spent running work submitted through this queue object (not nested runs).
+    private let busyNanoseconds = Atomic<UInt64>(0)
+    var busySeconds: Double { Double(busyNanoseconds.load(ordering: .relaxed)) / 1e9 }
+
     /// Runs `body` on the queue and waits; inline when already on it (re-entrant).
     func sync<T>(_ body: () throws -> T) rethrows -> T {
         if isCurrent { return try body() }
-        return try queue.sync(execute: body)
+        return try queue.sync { try timed(body) }
+    }
+
+    /// Runs `body` later on the queue.
+    func async(_ body: @escaping @Sendable () -> Void) {
+        queue.async { self.timed(body) }
+    }
+
+    /// Runs `body`, adding its duration to the busy time.
+    func timed<T>(_ body: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { busyNanoseconds.add(DispatchTime.now().uptimeNanoseconds &- start, ordering: .relaxed) }
+        return try body()
     }
 }
 

@@ -35,7 +35,7 @@ extension ObjectContext {
         guard !changes.isEmpty || !changes.permanentIDs.isEmpty else { return }
         observers.publish(changes)
         for child in children.withLock({ $0.compactMap(\.context) }) where child !== origin {
-            child.queue.queue.async { child.receiveFromParent(changes) }
+            child.queue.async { child.receiveFromParent(changes) }
         }
     }
 
@@ -48,7 +48,7 @@ extension ObjectContext {
             applyPermanentIDs(changes.permanentIDs)
             let idsOnly = ChangeSet(permanentIDs: changes.permanentIDs)
             for child in children.withLock({ $0.compactMap(\.context) }) {
-                child.queue.queue.async { child.receiveFromParent(idsOnly) }
+                child.queue.async { child.receiveFromParent(idsOnly) }
             }
         }
     }

@@ -63,7 +63,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// Change and will-save observers.
     let observers = ContextObservers()
     /// Set on the context's queue: how conflicts at save and local edits at merge are resolved.
-    var storedMergePolicy: MergePolicy = .error
+    var storedMergePolicy: MergePolicy
     /// Set on the context's queue: merge what the parent (or, for a root, the coordinator) publishes.
     var storedAutomaticMerge = false
     /// One object per ID.
@@ -73,7 +73,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     var deleted: OrderedSet<ManagedObject> = []
 
     /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
-    public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil) {
+    public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil, mergePolicy: MergePolicy = .error) {
+        self.storedMergePolicy = mergePolicy
         self.concurrencyType = concurrencyType
         self.coordinator = coordinator
         self.parent = nil
@@ -90,7 +91,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// ```swift
     /// let editor = ObjectContext(.privateQueue, parent: mainContext)
     /// ```
-    public init(_ concurrencyType: ConcurrencyType, parent: ObjectContext, name: String? = nil) {
+    public init(_ concurrencyType: ConcurrencyType, parent: ObjectContext, name: String? = nil, mergePolicy: MergePolicy = .error) {
+        self.storedMergePolicy = mergePolicy
         self.concurrencyType = concurrencyType
         self.coordinator = parent.coordinator
         self.parent = parent
@@ -131,7 +133,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         let result: Transfer<Result<T, any Error>> = await withCheckedContinuation { continuation in
             queue.queue.async {
                 let outcome: Result<T, any Error>
-                do { outcome = .success(try work.value()) } catch { outcome = .failure(error) }
+                do { outcome = .success(try self.queue.timed(work.value)) } catch { outcome = .failure(error) }
                 continuation.resume(returning: Transfer(value: outcome))
             }
         }
@@ -148,6 +150,16 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
         try queue.sync(body)
     }
+
+    /// Seconds this context has spent running work on its queue (its `perform` and
+    /// `performAndWait` blocks when entered from elsewhere, and merges delivered to it). For a
+    /// main-queue context, that is main-queue time the context used.
+    ///
+    /// For example:
+    /// ```swift
+    /// print("main queue busy:", stack.mainContext.busySeconds)
+    /// ```
+    public var busySeconds: Double { queue.busySeconds }
 
     /// Traps when called off the context's queue in debug mode.
     @inline(__always)

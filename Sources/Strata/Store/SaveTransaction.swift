@@ -290,7 +290,7 @@ extension StoreCoordinator {
     /// Runs a save transaction; nothing is written if it throws.
     func save(_ work: SaveTransaction) throws(StrataError) -> SaveOutcome {
         do {
-            return try database.write { db in try work.run(db) }
+            return try write { db in try work.run(db) }
         } catch {
             throw Self.storeError(error)
         }

@@ -35,7 +35,7 @@ extension StoreCoordinator {
             let low = keys[start], high = keys[min(start + request.chunkSize, keys.count) - 1]
             let part: ChangeSet
             do {
-                part = try database.write { db in try plan.deleteChunk(from: low, to: high, db) }
+                part = try write { db in try plan.deleteChunk(from: low, to: high, db) }
             } catch {
                 throw Self.storeError(error)
             }

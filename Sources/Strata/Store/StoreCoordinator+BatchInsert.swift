@@ -21,7 +21,7 @@ extension StoreCoordinator {
             throw StrataError(.invalidRequest, "A batch insert row has \(row.count) values for \(request.keys.count) keys.", entity: entity.name)
         }
         do {
-            return try database.write { db in try plan.run(request.rows, db) }
+            return try write { db in try plan.run(request.rows, db) }
         } catch {
             throw Self.storeError(error)
         }

@@ -23,7 +23,7 @@ extension StoreCoordinator {
         let plan = try BatchUpdatePlan(entity: entity, model: model, values: request.propertiesToUpdate)
         let predicate = try request.predicate?.compiled(for: entity, in: model)
         do {
-            return try database.write { db in try plan.run(predicate, db) }
+            return try write { db in try plan.run(predicate, db) }
         } catch {
             throw Self.storeError(error)
         }

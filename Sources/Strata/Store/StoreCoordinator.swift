@@ -30,6 +30,23 @@ public final class StoreCoordinator: Sendable {
     let rootContexts = Mutex<[WeakContext]>([])
     /// Observers of every save through this coordinator.
     let saveObservers = ContextObservers()
+    /// Write transactions that ran on the main queue.
+    let mainQueueWriteCount = Atomic<Int>(0)
+
+    /// How many write transactions (saves, batch requests) this coordinator ran on the main
+    /// queue. A stack that keeps SQLite writes off the main queue keeps this at zero.
+    ///
+    /// For example:
+    /// ```swift
+    /// assert(coordinator.mainQueueWrites == 0)
+    /// ```
+    public var mainQueueWrites: Int { mainQueueWriteCount.load(ordering: .relaxed) }
+
+    /// Runs a write transaction, counting it when it runs on the main queue.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        if ContextQueue.isMain { mainQueueWriteCount.add(1, ordering: .relaxed) }
+        return try database.write(body)
+    }
 
     /// Opens (creating if needed) the store described by `store` for `model`.
     ///
@@ -156,7 +173,7 @@ public final class StoreCoordinator: Sendable {
     func publishSave(_ changes: ChangeSet, from origin: ObjectContext) {
         saveObservers.publish(changes)
         for context in rootContexts.withLock({ $0.compactMap(\.context) }) where context !== origin {
-            context.queue.queue.async { if context.storedAutomaticMerge { context.mergeChanges(changes) } }
+            context.queue.async { if context.storedAutomaticMerge { context.mergeChanges(changes) } }
         }
     }
 

@@ -1,0 +1,45 @@
+public import Strata
+
+/// A way of wiring contexts over one store. Pick one at init; the rest of the app talks to
+/// this protocol and does not change when you swap stacks.
+///
+/// For example:
+/// ```swift
+/// let stack = try await Stacks.open(.hybrid, model: model, storeURL: url)
+/// let importer = stack.newImportContext()
+/// try await importer.perform { /* insert… */ try importer.save() }
+/// let titles = try await stack.mainContext.perform { try stack.mainContext.fetch(FetchRequest<Note>()).map(\.title) }
+/// ```
+public protocol CoreStack: AnyObject, Sendable {
+    /// Which wiring this is.
+    var kind: StackKind { get }
+    /// The main-queue context, for the UI.
+    var mainContext: ObjectContext { get }
+    /// A private-queue context for general background work; its saves reach the store
+    /// through ``save()`` (or directly, depending on the stack).
+    func newBackgroundContext() -> ObjectContext
+    /// A private-queue context for bulk imports; saving it makes the import durable.
+    func newImportContext() -> ObjectContext
+    /// A scratch pad over the main context: save it to commit into main, drop it to discard.
+    /// With `autoUpdating`, it follows saves made elsewhere while keeping its own unsaved edits.
+    func newEditorContext(autoUpdating: Bool) -> ObjectContext
+    /// A context whose saves go nowhere (they never reach main or the store).
+    func newTemporaryContext() -> ObjectContext
+    /// Saves the main context's changes all the way to disk.
+    func save() async throws
+}
+
+/// The stacks Strata offers.
+///
+/// For example:
+/// ```swift
+/// for kind in StackKind.allCases { print(kind.rawValue) }
+/// ```
+public enum StackKind: String, CaseIterable, Sendable {
+    /// One main-queue context on the coordinator; SQLite writes happen on the main queue.
+    case mainContext
+    /// A private writer owns the coordinator; main is its child; saves reach disk off the main queue.
+    case asyncSaving
+    /// The writer and main pair plus a second coordinator for imports that save straight to disk.
+    case hybrid
+}

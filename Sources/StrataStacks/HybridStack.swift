@@ -1,0 +1,104 @@
+import Dispatch
+public import Strata
+import Synchronization
+
+/// The writer → main pair of ``AsyncSavingStack``, plus a second coordinator (its own
+/// SQLite connection on the same WAL file) for import contexts, whose saves go straight to
+/// disk without passing through main. Their change sets are then merged into the writer and
+/// into main — touching only objects main already holds — every save, coalesced, or not at
+/// all (notify only, the UI refetches). Editors are children of main.
+///
+/// For example:
+/// ```swift
+/// var options = StackOptions()
+/// options.importMergeMode = .coalesced(milliseconds: 100)
+/// let stack = try await Stacks.open(.hybrid, model: model, storeURL: url, options: options)
+/// ```
+public final class HybridStack: CoreStack {
+    public let kind = StackKind.hybrid
+    public let mainContext: ObjectContext
+    /// The private context that writes main's changes to disk.
+    public let writerContext: ObjectContext
+    /// The coordinator of main and the writer.
+    public let coordinator: StoreCoordinator
+    /// The coordinator of import contexts (same file, own connection).
+    public let importCoordinator: StoreCoordinator
+    /// How import saves reach main.
+    public let importMergeMode: ImportMergeMode
+
+    private let onImport: (@Sendable (ChangeSet) -> Void)?
+    private let mergePolicy: MergePolicy
+    private let pending = Mutex<(changes: ChangeSet?, flushScheduled: Bool)>((nil, false))
+    private let merges = Atomic<Int>(0)
+    private let observation = Mutex<ChangeObservation?>(nil)
+
+    /// How many times import changes were merged into main.
+    public var mergesIntoMain: Int { merges.load(ordering: .relaxed) }
+
+    init(coordinator: StoreCoordinator, importCoordinator: StoreCoordinator, options: StackOptions) {
+        self.coordinator = coordinator
+        self.importCoordinator = importCoordinator
+        self.importMergeMode = options.importMergeMode
+        self.onImport = options.onImport
+        self.mergePolicy = options.mergePolicy
+        self.writerContext = ObjectContext(.privateQueue, coordinator: coordinator, name: "writer", mergePolicy: options.mergePolicy)
+        self.mainContext = ObjectContext(.mainQueue, parent: writerContext, name: "main")
+        let token = importCoordinator.observeSaves { [weak self] changes in self?.importDidSave(changes) }
+        observation.withLock { $0 = token }
+    }
+
+    public func newBackgroundContext() -> ObjectContext { ObjectContext(.privateQueue, parent: mainContext, name: "background") }
+    public func newImportContext() -> ObjectContext { ObjectContext(.privateQueue, coordinator: importCoordinator, name: "import", mergePolicy: mergePolicy) }
+    public func newEditorContext(autoUpdating: Bool) -> ObjectContext { mainContext.makeEditor(autoUpdating: autoUpdating) }
+    public func newTemporaryContext() -> ObjectContext { mainContext.makeTemporaryChild() }
+
+    /// Pushes main into the writer (in memory, on the main queue), then writes on the writer's queue.
+    public func save() async throws {
+        let main = mainContext, writer = writerContext
+        try await main.perform { try main.save() }
+        try await writer.perform { try writer.save() }
+    }
+
+    /// An import context saved: bring the writer and main up to date as the mode says.
+    private func importDidSave(_ changes: ChangeSet) {
+        switch importMergeMode {
+        case .everySave:
+            deliver(changes)
+        case .notifyOnly:
+            deliver(changes)
+        case .coalesced(let milliseconds):
+            let schedule = pending.withLock { state -> Bool in
+                state.changes = state.changes.map { $0.merging(changes) } ?? changes
+                if state.flushScheduled { return false }
+                state.flushScheduled = true
+                return true
+            }
+            if schedule {
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { [weak self] in self?.flush() }
+            }
+        }
+    }
+
+    private func flush() {
+        let changes = pending.withLock { state -> ChangeSet? in
+            defer { state = (nil, false) }
+            return state.changes
+        }
+        if let changes { deliver(changes) }
+    }
+
+    /// Merges into the writer first (so main's faults never read stale rows through it), then
+    /// into main (or, notify-only, tells the UI on the main queue).
+    private func deliver(_ changes: ChangeSet) {
+        let writer = writerContext, main = mainContext, mode = importMergeMode, onImport = self.onImport
+        Task { [self] in
+            try? await writer.perform { writer.merge(changes) }
+            if mode == .notifyOnly {
+                if let onImport { await MainActor.run { onImport(changes) } }
+            } else {
+                try? await main.perform { main.merge(changes) }
+                merges.add(1, ordering: .relaxed)
+            }
+        }
+    }
+}
