@@ -19,7 +19,8 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     public var deleted: Set<ObjectID>
     /// For a save to the store: the temporary ID each inserted object had, mapped to its permanent one.
     public var permanentIDs: [ObjectID: ObjectID]
-    /// Row versions after the change (for objects written to the store).
+    /// Row versions after the change, for objects written to the store (inserted rows that
+    /// are not listed have version 1).
     public var versions: [ObjectID: Int64]
 
     /// Creates a change set.

@@ -89,9 +89,13 @@ extension ObjectContext {
                 changes.permanentIDs[temporary] = permanent
             }
             object.lifecycle.isInserted = false
-            object.rowVersion = outcome.versions[identity] ?? 1
+            if let version = outcome.versions[identity] {
+                object.rowVersion = version
+                changes.versions[permanent] = version
+            } else {
+                object.rowVersion = 1                      // inserted rows start at version 1: not listed
+            }
             changes.inserted.insert(permanent)
-            changes.versions[permanent] = object.rowVersion
         }
         var gone: [ManagedObject] = []
         for object in updated {

@@ -26,12 +26,16 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let index: Int
     /// Attribute and relationship positions by key.
     let propertyIndex: [String: PropertyRef]
+    /// Attribute names by slot (cheap to compare while wrappers learn their slots).
+    let attributeNames: [String]
+    /// Relationship names by slot.
+    let relationshipNames: [String]
     /// The table's columns after `_id` and `_version`, in order.
     let columns: [Column]
     /// For typed classes: how each attribute's wrapper converts its Swift type (by slot).
-    let attributeConversions: [(any AttributeConversion.Type)?]
+    @usableFromInline let attributeConversions: [(any AttributeConversion.Type)?]
     /// For typed classes: how each relationship's wrapper converts its Swift type (by slot).
-    let relationshipConversions: [(any RelationshipConversion.Type)?]
+    @usableFromInline let relationshipConversions: [(any RelationshipConversion.Type)?]
 
     /// Creates an unresolved entity description, to be passed to ``ObjectModel/init(entities:)``.
     public convenience init(
@@ -58,6 +62,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         for (i, a) in attributes.enumerated() { lookup[a.name] = .attribute(i) }
         for (i, r) in relationships.enumerated() { lookup[r.name] = .relationship(i) }
         self.propertyIndex = lookup
+        self.attributeNames = attributes.map(\.name)
+        self.relationshipNames = relationships.map(\.name)
         var columns: [Column] = attributes.indices.map { .attribute($0) }
         for (i, r) in relationships.enumerated() {
             if case .foreignKey = r.storage { columns.append(.foreignKey(i)) }

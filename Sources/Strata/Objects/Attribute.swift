@@ -1,3 +1,4 @@
+public import Foundation
 /// Declares a stored attribute on a `ManagedObject` subclass, with an explicit key.
 ///
 /// Reads and writes go through the object's storage, so they fire faults and are tracked
@@ -15,15 +16,16 @@
 /// ```
 @propertyWrapper
 public struct Attribute<Value> {
-    let key: String
-    let options: AttributeOptions
-    let initialValue: Value
-    let transformerName: TransformerName?
+    @usableFromInline let key: String
+    @usableFromInline let options: AttributeOptions
+    @usableFromInline let initialValue: Value
+    @usableFromInline let transformerName: TransformerName?
     /// Set only on the prototype the model is built from; objects read their entity's table.
-    let conversion: (any AttributeConversion.Type)?
-    var slot: Int
+    @usableFromInline let conversion: (any AttributeConversion.Type)?
+    @usableFromInline var slot: Int
 
     /// A plain attribute.
+    @inlinable
     public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = []) where Value: AttributeConvertible {
         let construction = ObjectConstruction.current
         self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
@@ -31,14 +33,16 @@ public struct Attribute<Value> {
     }
 
     /// A transformable attribute: any `Codable` value, stored as bytes by the named transformer.
+    @inlinable
     public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], transformer: TransformerName) where Value: Codable & Sendable {
         let construction = ObjectConstruction.current
         self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
                   conversion: construction == nil ? CodableConversion<Value>.self : nil, transformerName: transformer)
     }
 
-    private init(key: String, options: AttributeOptions, initialValue: Value, construction: ObjectConstruction?,
-                 conversion: (any AttributeConversion.Type)?, transformerName: TransformerName?) {
+    @inlinable
+    init(key: String, options: AttributeOptions, initialValue: Value, construction: ObjectConstruction?,
+         conversion: (any AttributeConversion.Type)?, transformerName: TransformerName?) {
         self.key = key
         self.options = options
         self.initialValue = initialValue
@@ -47,9 +51,11 @@ public struct Attribute<Value> {
         guard let construction else { self.slot = -1; return }
         let slot = construction.nextAttributeSlot(key)
         self.slot = slot
-        if construction.collectsDefaults, slot >= 0, let conversion = construction.entity.attributeConversions[slot] {
-            let transformer = construction.entity.attributes[slot].transformer
-            construction.defaults.append((slot, (try? conversion.encode(initialValue, transformer: transformer)) ?? .null))
+        guard construction.collectsDefaults, slot >= 0 else { return }
+        if transformerName == nil, let stored = Self.fastEncode(initialValue) {
+            construction.defaults.append((slot, stored))
+        } else {
+            construction.collectDefault(initialValue, slot: slot)
         }
     }
 
@@ -59,32 +65,82 @@ public struct Attribute<Value> {
         set { preconditionFailure("unreachable") }  // programmer error: unavailable accessor
     }
 
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
         get {
-            let wrapper = object[keyPath: storageKeyPath]
-            let slot = wrapper.slot >= 0 ? wrapper.slot : resolveSlot(object, storageKeyPath)
-            guard slot >= 0, let conversion = object.entity.attributeConversions[slot] ?? wrapper.conversion else { return wrapper.initialValue }
-            return conversion.decode(object.attributeValue(at: slot), as: Value.self) ?? wrapper.initialValue
+            var slot = object[keyPath: storageKeyPath].slot
+            if slot < 0 { slot = resolveSlot(object, storageKeyPath) }
+            guard slot >= 0 else { return object[keyPath: storageKeyPath].initialValue }
+            let stored = object.attributeValue(at: slot)
+            if let value = fastDecode(stored) { return value }
+            guard let conversion = object.entity.attributeConversions[slot] ?? object[keyPath: storageKeyPath].conversion else {
+                return object[keyPath: storageKeyPath].initialValue
+            }
+            return conversion.decode(stored, as: Value.self) ?? object[keyPath: storageKeyPath].initialValue
         }
         set {
-            let wrapper = object[keyPath: storageKeyPath]
-            let slot = wrapper.slot >= 0 ? wrapper.slot : resolveSlot(object, storageKeyPath)
-            guard slot >= 0, let conversion = object.entity.attributeConversions[slot] ?? wrapper.conversion else { return }
-            do {
-                let stored = try conversion.encode(newValue, transformer: object.entity.attributes[slot].transformer)
+            var slot = object[keyPath: storageKeyPath].slot
+            if slot < 0 { slot = resolveSlot(object, storageKeyPath) }
+            guard slot >= 0 else { return }
+            if object[keyPath: storageKeyPath].transformerName == nil, let stored = fastEncode(newValue) {
                 object.setAttributeValue(stored, at: slot)
-            } catch {
-                object.willAccess()
-                object.valueErrors[slot] = error
+                return
             }
+            object.setEncodedAttribute(newValue, at: slot, fallback: object[keyPath: storageKeyPath].conversion)
         }
     }
 
-    private static func resolveSlot<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Attribute<Value>>) -> Int {
+    /// The Swift value of a stored scalar, when the type is one of the plain ones (in a
+    /// specialised accessor every cast below is decided at compile time).
+    @inlinable
+    static func fastDecode(_ stored: PropertyValue) -> Value? {
+        switch stored {
+        case .string(let v): return v as? Value
+        case .integer(let v):
+            if let x = v as? Value { return x }
+            if let x = Int(truncatingIfNeeded: v) as? Value { return x }
+            if let x = Int32(truncatingIfNeeded: v) as? Value { return x }
+            if let x = Int16(truncatingIfNeeded: v) as? Value { return x }
+            return nil
+        case .double(let v):
+            if let x = v as? Value { return x }
+            return Float(v) as? Value
+        case .bool(let v): return v as? Value
+        case .date(let v): return v as? Value
+        case .data(let v): return v as? Value
+        case .uuid(let v): return v as? Value
+        case .url(let v): return v as? Value
+        case .decimal(let v): return v as? Value
+        case .transformed(let v): return v.value as? Value
+        case .null, .objectID, .objectIDs: return nil
+        }
+    }
+
+    /// The stored form of a plain value, or nil for other types (and for nil).
+    @inlinable
+    static func fastEncode(_ value: Value) -> PropertyValue? {
+        if let v = value as? String { return .string(v) }
+        if let v = value as? Int64 { return .integer(v) }
+        if let v = value as? Int { return .integer(Int64(v)) }
+        if let v = value as? Int32 { return .integer(Int64(v)) }
+        if let v = value as? Int16 { return .integer(Int64(v)) }
+        if let v = value as? Double { return .double(v) }
+        if let v = value as? Float { return .double(Double(v)) }
+        if let v = value as? Bool { return .bool(v) }
+        if let v = value as? Date { return .date(v) }
+        if let v = value as? Data { return .data(v) }
+        if let v = value as? UUID { return .uuid(v) }
+        if let v = value as? URL { return .url(v) }
+        if let v = value as? Decimal { return .decimal(v) }
+        return nil
+    }
+
+    @usableFromInline
+    static func resolveSlot<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Attribute<Value>>) -> Int {
         let slot = object.attributeSlot(forKey: object[keyPath: storage].key)
         if slot >= 0 { object[keyPath: storage].slot = slot }
         return slot

@@ -105,7 +105,7 @@ extension ManagedObject {
     final func primitiveInsert(_ target: ManagedObject, at index: Int) {
         var objects = toMany(at: index)
         guard !objects.contains(target) else { return }
-        relationWillChange(index)
+        relationWillChange(index)            // captures the committed set first, when one is due
         relationValues[index] = .unloaded  // drop the reference so the append does not copy
         objects.append(target)
         relationValues[index] = .toMany(objects)

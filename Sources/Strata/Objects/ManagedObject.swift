@@ -110,19 +110,31 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The stored value of the attribute at `index`.
-    final func attributeValue(at index: Int) -> PropertyValue {
+    @usableFromInline final func attributeValue(at index: Int) -> PropertyValue {
         willAccess()
         return index < attributeValues.count ? attributeValues[index] : .null
     }
 
     /// Stores `value` for the attribute at `index`, tracking the change.
-    final func setAttributeValue(_ value: PropertyValue, at index: Int) {
+    @usableFromInline final func setAttributeValue(_ value: PropertyValue, at index: Int) {
         willAccess()
         guard index < attributeValues.count, attributeValues[index] != value else { return }
         willChange()
         attributeValues[index] = value
-        valueErrors[index] = nil
+        if !valueErrors.isEmpty { valueErrors[index] = nil }
         changedProperties.insert(index)
+    }
+
+    /// Encodes `value` through the attribute's conversion (transformable and other non-plain
+    /// types); an encoding failure is kept for validation to report.
+    @usableFromInline final func setEncodedAttribute<V>(_ value: V, at slot: Int, fallback: (any AttributeConversion.Type)?) {
+        guard let conversion = entity.attributeConversions[slot] ?? fallback else { return }
+        do {
+            setAttributeValue(try conversion.encode(value, transformer: entity.attributes[slot].transformer), at: slot)
+        } catch {
+            willAccess()
+            valueErrors[slot] = error
+        }
     }
 
     /// Records that the object is about to change (captures committed values the first time).
@@ -135,13 +147,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// The position of attribute `key`, or -1.
-    final func attributeSlot(forKey key: String) -> Int {
+    @usableFromInline final func attributeSlot(forKey key: String) -> Int {
         if case .attribute(let i) = entity.propertyIndex[key] { return i }
         return -1
     }
 
     /// The position of relationship `key`, or -1.
-    final func relationshipSlot(forKey key: String) -> Int {
+    @usableFromInline final func relationshipSlot(forKey key: String) -> Int {
         if case .relationship(let i) = entity.propertyIndex[key] { return i }
         return -1
     }
@@ -166,28 +178,37 @@ struct ObjectState {
     var needsAwakeFromFetch = false
 }
 
-/// A small bit set of property positions.
+/// A small bit set of property positions: the first 64 in a word (no allocation), the rest
+/// in an array.
 struct PropertyMask: Sendable, Equatable {
-    private var words: [UInt64] = []
+    private var low: UInt64 = 0
+    private var high: [UInt64] = []
 
     mutating func insert(_ i: Int) {
-        let w = i >> 6
-        if w >= words.count { words.append(contentsOf: repeatElement(0, count: w - words.count + 1)) }
-        words[w] |= 1 << UInt64(i & 63)
-    }
-
-    func contains(_ i: Int) -> Bool {
-        let w = i >> 6
-        return w < words.count && words[w] & (1 << UInt64(i & 63)) != 0
+        if i < 64 { low |= 1 << UInt64(i); return }
+        let w = (i >> 6) - 1
+        if w >= high.count { high.append(contentsOf: repeatElement(0, count: w - high.count + 1)) }
+        high[w] |= 1 << UInt64(i & 63)
     }
 
     mutating func remove(_ i: Int) {
-        let w = i >> 6
-        if w < words.count { words[w] &= ~(1 << UInt64(i & 63)) }
+        if i < 64 { low &= ~(1 << UInt64(i)); return }
+        let w = (i >> 6) - 1
+        if w < high.count { high[w] &= ~(1 << UInt64(i & 63)) }
     }
 
-    var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
-    mutating func removeAll() { words.removeAll(keepingCapacity: true) }
+    func contains(_ i: Int) -> Bool {
+        if i < 64 { return low & (1 << UInt64(i)) != 0 }
+        let w = (i >> 6) - 1
+        return w < high.count && high[w] & (1 << UInt64(i & 63)) != 0
+    }
+
+    var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
+
+    mutating func removeAll() {
+        low = 0
+        if !high.isEmpty { high.removeAll(keepingCapacity: true) }
+    }
 }
 
 /// A group of objects fetched together: when one fires its fault, all of them are read.

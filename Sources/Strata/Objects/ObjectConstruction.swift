@@ -12,12 +12,13 @@ import Darwin
 /// `@Attribute("created") var created = Date()` stamps each new object).
 ///
 /// It lives in a thread-local slot only for the duration of one synchronous `init` call.
+@usableFromInline
 final class ObjectConstruction {
     let entity: EntityDescription
     /// Whether the wrappers' initial values are wanted (inserts only).
-    let collectsDefaults: Bool
+    @usableFromInline let collectsDefaults: Bool
     /// Initial values by attribute slot.
-    var defaults: [(slot: Int, value: PropertyValue)] = []
+    @usableFromInline var defaults: [(slot: Int, value: PropertyValue)] = []
     private var attributeCursor = 0
     private var relationshipCursor = 0
 
@@ -33,7 +34,7 @@ final class ObjectConstruction {
     }()
 
     /// The construction in progress on this thread, if any (none while a model is built).
-    static var current: ObjectConstruction? {
+    @usableFromInline static var current: ObjectConstruction? {
         guard let raw = pthread_getspecific(key) else { return nil }
         return Unmanaged<ObjectConstruction>.fromOpaque(raw).takeUnretainedValue()
     }
@@ -49,20 +50,27 @@ final class ObjectConstruction {
     }
 
     /// The slot of the next `@Attribute` wrapper (declaration order), checked against its key.
-    func nextAttributeSlot(_ key: String) -> Int {
+    @usableFromInline func nextAttributeSlot(_ key: String) -> Int {
         defer { attributeCursor += 1 }
-        let attributes = entity.attributes
-        if attributeCursor < attributes.count, attributes[attributeCursor].name == key { return attributeCursor }
+        let names = entity.attributeNames
+        if attributeCursor < names.count, names[attributeCursor] == key { return attributeCursor }
         if case .attribute(let i)? = entity.propertyIndex[key] { return i }
         return -1
     }
 
     /// The slot of the next `@Relationship` wrapper (declaration order), checked against its key.
-    func nextRelationshipSlot(_ key: String) -> Int {
+    @usableFromInline func nextRelationshipSlot(_ key: String) -> Int {
         defer { relationshipCursor += 1 }
-        let relationships = entity.relationships
-        if relationshipCursor < relationships.count, relationships[relationshipCursor].name == key { return relationshipCursor }
+        let names = entity.relationshipNames
+        if relationshipCursor < names.count, names[relationshipCursor] == key { return relationshipCursor }
         if case .relationship(let i)? = entity.propertyIndex[key] { return i }
         return -1
+    }
+
+    /// Records a wrapper's initial value for the object being inserted.
+    @usableFromInline func collectDefault<V>(_ value: V, slot: Int) {
+        guard let conversion = entity.attributeConversions[slot] else { return }
+        let transformer = entity.attributes[slot].transformer
+        defaults.append((slot, (try? conversion.encode(value, transformer: transformer)) ?? .null))
     }
 }

@@ -85,6 +85,7 @@ public struct Relationship<Value> {
 }
 
 /// How a `@Relationship` wrapper reads and writes its Swift type.
+@usableFromInline
 protocol RelationshipConversion: SendableMetatype {
     static var destination: ManagedObject.Type { get }
     static var isToMany: Bool { get }
