@@ -50,8 +50,7 @@ extension ObjectContext {
             objects.reserveCapacity(rows.count)
             for row in rows {
                 if let error = row.errors.values.first { throw error }
-                let isNew = registered[row.id].map(\.lifecycle.isFault) ?? true
-                let object = materialize(row, entity: entity)
+                let (object, isNew) = materializeReportingNew(row, entity: entity)
                 if isNew { awakened.append(object) }
                 objects.append(object)
             }

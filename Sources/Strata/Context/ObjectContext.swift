@@ -278,17 +278,24 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// The registered object for a row, filled from the row if it was a fault or is new.
     /// Objects with unsaved changes keep them.
     func materialize(_ row: RowSnapshot, entity: EntityDescription) -> ManagedObject {
+        materializeReportingNew(row, entity: entity).object
+    }
+
+    /// Like ``materialize(_:entity:)``, also saying whether the object was read just now
+    /// (new or a fault), so that `awakeFromFetch` is due. One registry lookup.
+    func materializeReportingNew(_ row: RowSnapshot, entity: EntityDescription) -> (object: ManagedObject, isNew: Bool) {
         let id = row.id
         if let object = registered[id] {
-            if object.lifecycle.isFault { fill(object, with: row) }
-            return object
+            guard object.lifecycle.isFault else { return (object, false) }
+            fill(object, with: row)
+            return (object, true)
         }
         let object = ObjectConstruction.make(entity, ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false), collectsDefaults: false).0
         object.storageOwner = self
         object.rowVersion = row.version
         object.valueErrors = row.errors
         registered[id] = object
-        return object
+        return (object, true)
     }
 
     /// Fills a fault from its row.

@@ -71,7 +71,7 @@ public struct Attribute<Value> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             var slot = object[keyPath: storageKeyPath].slot
             if slot < 0 { slot = resolveSlot(object, storageKeyPath) }
             guard slot >= 0 else { return object[keyPath: storageKeyPath].initialValue }
@@ -82,7 +82,7 @@ public struct Attribute<Value> {
             }
             return conversion.decode(stored, as: Value.self) ?? object[keyPath: storageKeyPath].initialValue
         }
-        set {
+        @inline(__always) set {
             var slot = object[keyPath: storageKeyPath].slot
             if slot < 0 { slot = resolveSlot(object, storageKeyPath) }
             guard slot >= 0 else { return }

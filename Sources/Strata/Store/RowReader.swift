@@ -7,6 +7,20 @@ import GRDBSQLite
 struct RowReader {
     let entity: EntityDescription
     let model: ObjectModel
+    /// Attribute types by slot, read once (copying whole descriptions per row is costly).
+    private let types: [AttributeType]
+    /// For each relationship: the destination entity when this table holds its foreign key.
+    private let foreignKeyDestinations: [EntityDescription?]
+
+    init(entity: EntityDescription, model: ObjectModel) {
+        self.entity = entity
+        self.model = model
+        self.types = entity.attributes.map(\.type)
+        self.foreignKeyDestinations = entity.relationships.map { relationship in
+            if !relationship.isToMany, case .foreignKey = relationship.storage { return model.entities[relationship.destinationIndex] }
+            return nil
+        }
+    }
 
     /// The SELECT list for table alias `alias`.
     func selectList(alias: String) -> String {
@@ -26,21 +40,21 @@ struct RowReader {
         attributes.reserveCapacity(entity.attributes.count)
         var errors: [Int: StrataError] = [:]
         var index: Int32 = 2
-        for (i, attribute) in entity.attributes.enumerated() {
-            var value = RawStatement.value(handle, index, type: attribute.type)
-            if attribute.type == .transformable, case .data(let bytes) = value {
-                value = decode(bytes, attribute: attribute, slot: i, key: key, errors: &errors)
+        for (i, type) in types.enumerated() {
+            var value = RawStatement.value(handle, index, type: type)
+            if type == .transformable, case .data(let bytes) = value {
+                value = decode(bytes, attribute: entity.attributes[i], slot: i, key: key, errors: &errors)
             }
             attributes.append(value)
             index += 1
         }
         var relations: [RowSnapshot.Relation] = []
-        relations.reserveCapacity(entity.relationships.count)
-        for relationship in entity.relationships {
-            if !relationship.isToMany, case .foreignKey = relationship.storage {
+        relations.reserveCapacity(foreignKeyDestinations.count)
+        for destination in foreignKeyDestinations {
+            if let destination {
                 let target = RawStatement.integer(handle, index)
                 index += 1
-                relations.append(.toOne(target.map { ObjectID(entity: model.entities[relationship.destinationIndex], key: $0) }))
+                relations.append(.toOne(target.map { ObjectID(entity: destination, key: $0) }))
             } else {
                 relations.append(.unloaded)
             }
