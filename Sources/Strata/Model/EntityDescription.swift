@@ -30,6 +30,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let attributeNames: [String]
     /// Relationship names by slot.
     let relationshipNames: [String]
+    /// Whether each relationship (by slot) is to-many.
+    @usableFromInline let relationshipIsToMany: [Bool]
     /// The table's columns after `_id` and `_version`, in order.
     let columns: [Column]
     /// For typed classes: how each attribute's wrapper converts its Swift type (by slot).
@@ -64,6 +66,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.propertyIndex = lookup
         self.attributeNames = attributes.map(\.name)
         self.relationshipNames = relationships.map(\.name)
+        self.relationshipIsToMany = relationships.map(\.isToMany)
         var columns: [Column] = attributes.indices.map { .attribute($0) }
         for (i, r) in relationships.enumerated() {
             if case .foreignKey = r.storage { columns.append(.foreignKey(i)) }

@@ -4,7 +4,7 @@ import OrderedCollections
 /// way Core Data does: `note.folder = inbox` also puts `note` into `inbox.notes`.
 extension ManagedObject {
     /// The destination of the to-one relationship at `index`.
-    final func toOne(at index: Int) -> ManagedObject? {
+    @usableFromInline final func toOne(at index: Int) -> ManagedObject? {
         willAccess()
         guard index < relationValues.count else { return nil }
         switch relationValues[index] {
@@ -34,7 +34,7 @@ extension ManagedObject {
     }
 
     /// Sets the to-one relationship at `index`, updating inverses.
-    final func setToOne(_ target: ManagedObject?, at index: Int) {
+    @usableFromInline final func setToOne(_ target: ManagedObject?, at index: Int) {
         let old = toOne(at: index)
         guard old !== target else { return }
         let inverse = entity.relationships[index].inverseIndex

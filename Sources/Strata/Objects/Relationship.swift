@@ -16,30 +16,34 @@ import OrderedCollections
 /// ```
 @propertyWrapper
 public struct Relationship<Value> {
-    let key: String
-    let inverse: String
-    let deleteRule: DeleteRule
-    let isOptional: Bool
+    @usableFromInline let key: String
+    @usableFromInline let inverse: String
+    @usableFromInline let deleteRule: DeleteRule
+    @usableFromInline let isOptional: Bool
     /// Set only on the prototype the model is built from; objects read their entity's table.
-    let conversion: (any RelationshipConversion.Type)?
-    var slot: Int
+    @usableFromInline let conversion: (any RelationshipConversion.Type)?
+    @usableFromInline var slot: Int
 
     /// A to-one relationship (`var folder: Folder?`). A non-optional one must be set before save.
+    @inlinable
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, optional: Bool = true) where Value == T? {
         self.init(key, inverse, deleteRule, optional, ObjectConstruction.current == nil ? ToOneConversion<T>.self : nil)
     }
 
     /// A to-many relationship (`var notes: Set<Note>`).
+    @inlinable
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify) where Value == Set<T> {
         self.init(key, inverse, deleteRule, true, ObjectConstruction.current == nil ? SetConversion<T>.self : nil)
     }
 
     /// An ordered to-many relationship (`var items: [Item]`).
+    @inlinable
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify) where Value == [T] {
         self.init(key, inverse, deleteRule, true, ObjectConstruction.current == nil ? ArrayConversion<T>.self : nil)
     }
 
-    private init(_ key: String, _ inverse: String, _ deleteRule: DeleteRule, _ isOptional: Bool, _ conversion: (any RelationshipConversion.Type)?) {
+    @usableFromInline
+    init(_ key: String, _ inverse: String, _ deleteRule: DeleteRule, _ isOptional: Bool, _ conversion: (any RelationshipConversion.Type)?) {
         self.key = key
         self.inverse = inverse
         self.deleteRule = deleteRule
@@ -54,28 +58,36 @@ public struct Relationship<Value> {
         set { preconditionFailure("unreachable") }  // programmer error: unavailable accessor
     }
 
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             let slot = slot(object, storageKeyPath)
+            if slot >= 0, !object.entity.relationshipIsToMany[slot], let target = object.toOne(at: slot) as? Value { return target }
             return conversion(object, slot, storageKeyPath).read(object, slot: slot, as: Value.self)
         }
-        set {
+        @inline(__always) set {
             let slot = slot(object, storageKeyPath)
             guard slot >= 0 else { return }
+            if !object.entity.relationshipIsToMany[slot], let target = newValue as? ManagedObject? {
+                object.setToOne(target, at: slot)
+                return
+            }
             conversion(object, slot, storageKeyPath).write(newValue, to: object, slot: slot)
         }
     }
 
-    private static func conversion<Object: ManagedObject>(_ object: Object, _ slot: Int, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> any RelationshipConversion.Type {
+    @usableFromInline
+    static func conversion<Object: ManagedObject>(_ object: Object, _ slot: Int, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> any RelationshipConversion.Type {
         if slot >= 0, let conversion = object.entity.relationshipConversions[slot] { return conversion }
         return object[keyPath: storage].conversion ?? UnresolvedRelationship.self
     }
 
-    private static func slot<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> Int {
+    @inlinable
+    static func slot<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> Int {
         let cached = object[keyPath: storage].slot
         if cached >= 0 { return cached }
         let slot = object.relationshipSlot(forKey: object[keyPath: storage].key)
@@ -94,24 +106,26 @@ protocol RelationshipConversion: SendableMetatype {
     static func write<V>(_ value: V, to object: ManagedObject, slot: Int)
 }
 
+@usableFromInline
 enum ToOneConversion<T: ManagedObject>: RelationshipConversion {
-    static var destination: ManagedObject.Type { T.self }
-    static var isToMany: Bool { false }
-    static var isOrdered: Bool { false }
-    static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
+    @usableFromInline static var destination: ManagedObject.Type { T.self }
+    @usableFromInline static var isToMany: Bool { false }
+    @usableFromInline static var isOrdered: Bool { false }
+    @usableFromInline static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
         let target = slot >= 0 ? object.toOne(at: slot) as? T : nil
         return target as! V  // programmer error: V is T? by the wrapper's initialiser
     }
-    static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {
+    @usableFromInline static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {
         object.setToOne(value as? T, at: slot)
     }
 }
 
+@usableFromInline
 enum SetConversion<T: ManagedObject>: RelationshipConversion {
-    static var destination: ManagedObject.Type { T.self }
-    static var isToMany: Bool { true }
-    static var isOrdered: Bool { false }
-    static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
+    @usableFromInline static var destination: ManagedObject.Type { T.self }
+    @usableFromInline static var isToMany: Bool { true }
+    @usableFromInline static var isOrdered: Bool { false }
+    @usableFromInline static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
         var set = Set<T>()
         if slot >= 0 {
             let objects = object.toMany(at: slot)
@@ -120,21 +134,22 @@ enum SetConversion<T: ManagedObject>: RelationshipConversion {
         }
         return set as! V  // programmer error: V is Set<T> by the wrapper's initialiser
     }
-    static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {
+    @usableFromInline static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {
         guard let set = value as? Set<T> else { return }
         object.setToMany(OrderedSet(set.map { $0 as ManagedObject }), at: slot)
     }
 }
 
+@usableFromInline
 enum ArrayConversion<T: ManagedObject>: RelationshipConversion {
-    static var destination: ManagedObject.Type { T.self }
-    static var isToMany: Bool { true }
-    static var isOrdered: Bool { true }
-    static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
+    @usableFromInline static var destination: ManagedObject.Type { T.self }
+    @usableFromInline static var isToMany: Bool { true }
+    @usableFromInline static var isOrdered: Bool { true }
+    @usableFromInline static func read<V>(_ object: ManagedObject, slot: Int, as: V.Type) -> V {
         let array: [T] = slot >= 0 ? object.toMany(at: slot).compactMap { $0 as? T } : []
         return array as! V  // programmer error: V is [T] by the wrapper's initialiser
     }
-    static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {
+    @usableFromInline static func write<V>(_ value: V, to object: ManagedObject, slot: Int) {
         guard let array = value as? [T] else { return }
         object.setToMany(OrderedSet(array.map { $0 as ManagedObject }), at: slot)
     }
