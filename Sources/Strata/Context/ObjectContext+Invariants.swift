@@ -1,12 +1,31 @@
 /// A broken invariant of a context's object graph, found by ``ObjectContext/checkInvariants()``.
 struct ContextInvariantViolation: Error, CustomStringConvertible {
+    /// What kind of invariant a problem breaks.
+    enum Kind: Sendable, Hashable {
+        /// Registration: one object per ID, registered under its own ID, owned by this context.
+        case identity
+        /// The pending inserted/updated/deleted sets disagree with the objects' flags or the registry.
+        case pendingSets
+        /// A loaded relationship holds an object that is not a live object of this context.
+        case foreignTarget
+        /// A loaded relationship and its loaded inverse disagree.
+        case inverseMismatch
+    }
+
+    /// One broken invariant.
+    struct Problem: Sendable, Hashable, CustomStringConvertible {
+        var kind: Kind
+        var message: String
+        var description: String { "[\(kind)] \(message)" }
+    }
+
     /// The context that was checked.
     var context: String
-    /// Every problem found, one sentence each.
-    var problems: [String]
+    /// Every problem found.
+    var problems: [Problem]
 
     var description: String {
-        "\(problems.count) invariant violation(s) in \(context):\n  " + problems.joined(separator: "\n  ")
+        "\(problems.count) invariant violation(s) in \(context):\n  " + problems.map(\.description).joined(separator: "\n  ")
     }
 }
 
@@ -25,28 +44,33 @@ extension ObjectContext {
     ///   an object of this context, and the target's inverse, when loaded, points back
     ///   (to-one: that object, or its ID while unresolved; to-many: contains it).
     ///
+    /// Each problem carries its ``ContextInvariantViolation/Kind``. The first three kinds must
+    /// hold at all times. An `.inverseMismatch` can also come from state loaded at different
+    /// moments while other contexts save (a to-many loaded before a partner, read later,
+    /// moved into it): a context that only sees its own changes must have none.
+    ///
     /// For example:
     /// ```swift
     /// try context.performAndWait { try context.checkInvariants() }
     /// ```
     func checkInvariants() throws {
         checkQueue()
-        var problems: [String] = []
+        var problems: [ContextInvariantViolation.Problem] = []
         var seen = Set<ObjectIdentifier>()
         for (id, object) in registered {
-            if object.objectID != id { problems.append("\(object) is registered under \(id).") }
-            if object.storageOwner !== self { problems.append("\(object) is registered here but owned by another context (or none).") }
-            if !seen.insert(ObjectIdentifier(object)).inserted { problems.append("\(object) is registered under two IDs.") }
-            if object.lifecycle.isDeleted && !deleted.contains(object) { problems.append("\(object) is deleted but still registered.") }
+            if object.objectID != id { problems.append(.init(kind: .identity, message: "\(object) is registered under \(id).")) }
+            if object.storageOwner !== self { problems.append(.init(kind: .identity, message: "\(object) is registered here but owned by another context (or none).")) }
+            if !seen.insert(ObjectIdentifier(object)).inserted { problems.append(.init(kind: .identity, message: "\(object) is registered under two IDs.")) }
+            if object.lifecycle.isDeleted && !deleted.contains(object) { problems.append(.init(kind: .pendingSets, message: "\(object) is deleted but still registered.")) }
         }
         for object in inserted where !object.lifecycle.isInserted || registered[object.objectID] !== object {
-            problems.append("\(object) is pending insert but not flagged inserted or not registered.")
+            problems.append(.init(kind: .pendingSets, message: "\(object) is pending insert but not flagged inserted or not registered."))
         }
         for object in updated where object.lifecycle.isInserted || object.lifecycle.isDeleted || registered[object.objectID] !== object {
-            problems.append("\(object) is pending update but is inserted, deleted or not registered.")
+            problems.append(.init(kind: .pendingSets, message: "\(object) is pending update but is inserted, deleted or not registered."))
         }
         for object in deleted where !object.lifecycle.isDeleted || registered[object.objectID] !== object {
-            problems.append("\(object) is pending delete but not flagged deleted or not registered.")
+            problems.append(.init(kind: .pendingSets, message: "\(object) is pending delete but not flagged deleted or not registered."))
         }
         for object in registered.values where !object.lifecycle.isFault && !object.lifecycle.isDeleted {
             checkRelationships(of: object, into: &problems)
@@ -55,10 +79,10 @@ extension ObjectContext {
     }
 
     /// The relationship checks for one loaded, live object.
-    private func checkRelationships(of object: ManagedObject, into problems: inout [String]) {
+    private func checkRelationships(of object: ManagedObject, into problems: inout [ContextInvariantViolation.Problem]) {
         let entity = object.entity
         guard object.relationValues.count == entity.relationships.count else {
-            problems.append("\(object) is loaded with \(object.relationValues.count) relationship slots, not \(entity.relationships.count).")
+            problems.append(.init(kind: .identity, message: "\(object) is loaded with \(object.relationValues.count) relationship slots, not \(entity.relationships.count)."))
             return
         }
         for (index, relationship) in entity.relationships.enumerated() {
@@ -79,7 +103,7 @@ extension ObjectContext {
             for target in targets {
                 let path = "\(object).\(relationship.name) → \(target)"
                 guard target.storageOwner === self, registered[target.objectID] === target else {
-                    problems.append("\(path): the target is not an object of this context.")
+                    problems.append(.init(kind: .foreignTarget, message: "\(path): the target is not an object of this context."))
                     continue
                 }
                 guard !target.lifecycle.isFault, inverse < target.relationValues.count else { continue }
@@ -87,11 +111,11 @@ extension ObjectContext {
                 case .unloaded:
                     continue
                 case .toOne(let back):
-                    if back !== object { problems.append("\(path): the inverse points to \(back.map { "\($0)" } ?? "nil").") }
+                    if back !== object { problems.append(.init(kind: .inverseMismatch, message: "\(path): the inverse points to \(back.map { "\($0)" } ?? "nil").")) }
                 case .toOneID(let back):
-                    if back != object.objectID { problems.append("\(path): the inverse points to ID \(back.map { "\($0)" } ?? "nil").") }
+                    if back != object.objectID { problems.append(.init(kind: .inverseMismatch, message: "\(path): the inverse points to ID \(back.map { "\($0)" } ?? "nil").")) }
                 case .toMany(let members):
-                    if !members.contains(object) { problems.append("\(path): the inverse does not contain it.") }
+                    if !members.contains(object) { problems.append(.init(kind: .inverseMismatch, message: "\(path): the inverse does not contain it.")) }
                 }
             }
         }
