@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @testable import Strata
 
@@ -12,7 +11,7 @@ import Testing
 @Suite struct DeadlockTests {
     /// The last change set a context published (set on that context's queue).
     final class LastChanges: Sendable {
-        let value = Mutex<ChangeSet?>(nil)
+        let value = Locked<ChangeSet?>(nil)
     }
 
     /// A store with `count` notes, the ID of the first one, and the coordinator.

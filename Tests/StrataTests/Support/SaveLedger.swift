@@ -1,4 +1,3 @@
-import Synchronization
 @testable import Strata
 
 /// What every successful save to the store wrote, for a stress test to check the final store
@@ -42,7 +41,7 @@ final class SaveLedger: Sendable {
         var foreignTargets: [String] = []
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// Records one successful root save: its published change set, and the values its inserted
     /// objects had (from the will-save hook, keyed by their temporary IDs).

@@ -28,13 +28,6 @@ final class StressWorker: Sendable {
         ]
     }
 
-    /// A value behind a lock, shareable with observer callbacks.
-    final class Locked<Value: Sendable>: Sendable {
-        private let mutex: Mutex<Value>
-        init(_ value: Value) { mutex = Mutex(value) }
-        func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-    }
-
     var isRoot: Bool { context.parent == nil }
 
     /// Whether child contexts delete folders too (a cascading delete pushed into a parent).

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Collects failures from threads and queues of a scripted interleaving, and bounds every
 /// wait: a wait longer than `limit` is recorded as a deadlock and stops the script.
@@ -10,7 +9,7 @@ import Synchronization
 final class Watchdog: Sendable {
     /// How long any single wait may take before it counts as a deadlock.
     let limit: TimeInterval
-    private let state = Mutex<[String]>([])
+    private let state = Locked<[String]>([])
 
     init(limit: TimeInterval = 5) { self.limit = limit }
 
