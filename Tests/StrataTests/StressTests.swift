@@ -1,0 +1,169 @@
+import Dispatch
+import Foundation
+import GRDB
+import Testing
+@testable import Strata
+
+/// Eight contexts edit the same notes, folders and tags at once, each from its own thread
+/// with its own seeded script, saving as they go. Afterwards the store must be intact and
+/// hold, for every object and key, what the last successful save wrote (see ``SaveLedger``),
+/// and each context's object graph must pass `checkInvariants()` after every step and merge.
+///
+/// The seed fixes each context's script; the interleaving of the threads is the machine's,
+/// so a failing seed reproduces the operations, not necessarily the exact schedule.
+/// `STRATA_SEED` runs one seed; `STRATA_ITERATIONS` sets steps per context (default 250).
+@Suite struct StressTests {
+    @Test(arguments: SeededRandom.seeds([1, 2, 3]))
+    func eightContextsEditSharedObjects(seed: UInt64) async throws {
+        let directory = TemporaryDirectory()
+        let (storeA, seeder) = try await makeStore(directory)
+        try await seeder.perform {
+            let folders = (0..<4).map { i in let f = seeder.insert(Folder.self); f.name = "folder \(i)"; return f }
+            let tags = (0..<4).map { i in let t = seeder.insert(Tag.self); t.label = "tag \(i)"; return t }
+            for i in 0..<12 {
+                let note = seeder.insert(Note.self)
+                note.title = "note \(i)"
+                note.folder = folders[i % 4]
+                note.tags = [tags[i % 4], tags[(i + 1) % 4]]
+            }
+            try seeder.save()
+        }
+        let storeB = try await StoreCoordinator(model: testModel, store: .sqlite(directory.file()))
+
+        let r0 = StressWorker(ObjectContext(.privateQueue, coordinator: storeA, name: "r0"))
+        let r1 = StressWorker(ObjectContext(.privateQueue, coordinator: storeA, name: "r1"))
+        let r2 = StressWorker(ObjectContext(.privateQueue, coordinator: storeA, name: "r2"))
+        let main = StressWorker(ObjectContext(.mainQueue, coordinator: storeA, name: "main"))
+        let c0 = StressWorker(ObjectContext(.privateQueue, parent: r0.context, name: "c0"), parent: r0)
+        let c1 = StressWorker(ObjectContext(.privateQueue, parent: r0.context, name: "c1"), parent: r0)
+        let c2 = StressWorker(ObjectContext(.privateQueue, parent: r1.context, name: "c2"), parent: r1)
+        let x0 = StressWorker(ObjectContext(.privateQueue, coordinator: storeB, name: "x0 (second coordinator)"))
+        let workers = [r0, r1, r2, main, c0, c1, c2, x0]
+        let setup: [(StressWorker, MergePolicy, Bool)] = [
+            (r0, .error, false), (r1, .error, true), (r2, .mergeByPropertyObjectTrump, true), (main, .mergeByPropertyStoreTrump, true),
+            (c0, .error, true), (c1, .error, false), (c2, .error, true), (x0, .error, false),
+        ]
+        for (worker, policy, merges) in setup {
+            worker.context.performAndWait {
+                worker.context.mergePolicy = policy
+                worker.context.automaticallyMergesChangesFromParent = merges
+            }
+        }
+
+        let watchdog = Watchdog()
+        let ledger = SaveLedger()
+        // Across coordinators nothing merges by itself: each side merges the other's saves.
+        @Sendable func mergeAsync(_ changes: ChangeSet, into worker: StressWorker) {
+            let context = worker.context
+            context.queue.queue.async {
+                context.merge(changes)
+                ledger.checkGraph(of: context, "seed \(seed), \(context.name) after a merge", watchdog: watchdog)
+            }
+        }
+        let intoB = storeA.observeSaves { changes in mergeAsync(changes, into: x0) }
+        let intoA = storeB.observeSaves { changes in mergeAsync(changes, into: r0) }
+        defer { intoA.cancel(); intoB.cancel() }
+
+        let steps = iterationCount(250)
+        let started = ContinuousClock.now
+        await Watchdog.runBlocking {
+            let group = DispatchGroup()
+            for (index, worker) in workers.enumerated() {
+                DispatchQueue.global().async(group: group) {
+                    run(worker, seed: seed, script: seed &+ UInt64(index) &* 0x9E37_79B9, steps: steps, ledger: ledger, watchdog: watchdog)
+                }
+            }
+            if group.wait(timeout: .now() + 120) == .timedOut { watchdog.fail("seed \(seed): the workers did not finish within 120 s (deadlock?)") }
+        }
+        // Queued merges run before these (a context's queue is serial).
+        for worker in workers {
+            let context = worker.context
+            context.performAndWait { ledger.checkGraph(of: context, "seed \(seed), \(context.name) at the end", watchdog: watchdog) }
+        }
+        let elapsed = ContinuousClock.now - started
+        let totals = ledger.state.withLock { $0 }
+        print("StressTests seed \(seed): \(workers.count) contexts × \(steps) steps in \(elapsed); \(totals.saves) store saves, \(totals.conflicts) conflicts, other save errors \(totals.otherErrors); inverse mismatches seen \(totals.inverseMismatches), e.g. \(totals.inverseExamples.prefix(3))")
+
+        #expect(watchdog.failures.isEmpty, "seed \(seed):\n\(watchdog.failures.prefix(5).joined(separator: "\n"))")
+        #expect(totals.duplicates.isEmpty, "seed \(seed): lost updates: \(totals.duplicates.prefix(5))")
+        #expect(totals.saves > 0, "seed \(seed): no save succeeded")
+        // Suspected engine bug (reported, not fixed here): a to-many loaded after one of its
+        // members was deleted in the context still holds it, and keeps holding it, detached,
+        // after the save (loadToMany does not skip the context's own pending deletes).
+        withKnownIssue("loaded to-many keeps objects deleted in the context", isIntermittent: true) {
+            #expect(totals.foreignTargets.isEmpty, "seed \(seed): \(totals.foreignTargets.count) times, e.g. \(totals.foreignTargets.prefix(3))")
+        }
+        let mismatches = try verifyStore(directory.file(), against: totals, seed: seed)
+        // Suspected engine bug (reported, not fixed here): rarely a note's stored folder
+        // differs from what the save that wrote its current version reported.
+        withKnownIssue("stored to-one differs from the last writer's report", isIntermittent: true) {
+            #expect(mismatches.isEmpty, "seed \(seed): \(mismatches.count) mismatches:\n\(mismatches.prefix(10).joined(separator: "\n"))")
+        }
+    }
+
+    /// A worker thread: `steps` seeded steps, each followed by the invariant check.
+    private func run(_ worker: StressWorker, seed: UInt64, script: UInt64, steps: Int, ledger: SaveLedger, watchdog: Watchdog) {
+        var random = SeededRandom(seed: script)
+        var seenGeneration = worker.parent?.generation.load(ordering: .sequentiallyConsistent) ?? 0
+        let context = worker.context
+        for number in 0..<steps where !watchdog.hasFailed {
+            if let parent = worker.parent, parent.generation.load(ordering: .sequentiallyConsistent) != seenGeneration {
+                seenGeneration = parent.generation.load(ordering: .sequentiallyConsistent)
+                context.performAndWait { context.reset() }
+            }
+            var operation = "?"
+            do {
+                try context.performAndWait {
+                    operation = try worker.step(&random, number: number, ledger: ledger)
+                    ledger.checkGraph(of: context, "seed \(seed), \(context.name) step \(number) (\(operation))", watchdog: watchdog)
+                }
+            } catch {
+                watchdog.fail("seed \(seed), \(context.name) step \(number) (\(operation)): \(error)")
+            }
+        }
+    }
+
+    /// The final store: intact, and holding what the ledger says the last writers wrote.
+    /// Returns the differences between the store and the ledger's last writers.
+    private func verifyStore(_ url: URL, against ledger: SaveLedger.State, seed: UInt64) throws -> [String] {
+        let database = try DatabaseQueue(path: url.path)
+        defer { try? database.close() }
+        return try database.read { db in
+            #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok", "seed \(seed)")
+            var mismatches: [String] = []
+            for entity in testModel.entities where ["Note", "Folder", "Tag"].contains(entity.name) {
+                let columns = entity.attributes.map(\.name).filter(SaveLedger.trackedKeys.contains) + (entity.name == "Note" ? ["folder"] : [])
+                let sql = "SELECT _id, _version, \(columns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \"\(entity.name)\""
+                var stored: [ObjectID: Row] = [:]
+                for row in try Row.fetchAll(db, sql: sql) { stored[ObjectID(entity: entity, key: row["_id"])] = row }
+                for id in ledger.deleted where id.entity === entity && stored[id] != nil { mismatches.append("\(id) was deleted by a save but is in the store") }
+                for id in ledger.inserted where id.entity === entity && !ledger.deleted.contains(id) && stored[id] == nil {
+                    mismatches.append("\(id) was inserted by a save, never deleted, and is missing")
+                }
+                for (id, keys) in ledger.latest where id.entity === entity && !ledger.deleted.contains(id) {
+                    guard let row = stored[id] else { continue }
+                    let highest = ledger.versions[id]?.max() ?? 0
+                    let version: Int64 = row["_version"]
+                    if version != highest { mismatches.append("\(id) is at version \(version) in the store; the last save reported \(highest)") }
+                    for (key, write) in keys {
+                        let value = storedValue(row, key: key)
+                        if value != write.value { mismatches.append("\(id).\(key) is \(value) in the store; the last writer (v\(write.version)) wrote \(write.value)") }
+                    }
+                }
+            }
+            let dangling = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Note WHERE folder IS NOT NULL AND folder NOT IN (SELECT _id FROM Folder)") ?? 0
+            print("StressTests seed \(seed): notes whose folder row is gone: \(dangling)")
+            return mismatches
+        }
+    }
+
+    private func storedValue(_ row: Row, key: String) -> PropertyValue {
+        switch key {
+        case "rating": return (row[key] as Int64?).map(PropertyValue.integer) ?? .null
+        case "folder":
+            guard let folder = testModel.entity(named: "Folder"), let key = row[key] as Int64? else { return .null }
+            return .objectID(ObjectID(entity: folder, key: key))
+        default: return (row[key] as String?).map(PropertyValue.string) ?? .null
+        }
+    }
+}
