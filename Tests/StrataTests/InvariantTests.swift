@@ -79,9 +79,7 @@ import Testing
             do { try a.checkInvariants() } catch { problems.append("\(error)") }
             return (tag.notes.contains { $0.objectID == noteID }, problems)
         }
-        withKnownIssue("loadToMany does not skip the context's own pending deletes") {
-            #expect(!keepsDeleted)
-            #expect(problems.isEmpty, "\(problems)")
-        }
+        #expect(!keepsDeleted)
+        #expect(problems.isEmpty, "\(problems)")
     }
 }

@@ -87,18 +87,9 @@ import Testing
         #expect(watchdog.failures.isEmpty, "seed \(seed):\n\(watchdog.failures.prefix(5).joined(separator: "\n"))")
         #expect(totals.duplicates.isEmpty, "seed \(seed): lost updates: \(totals.duplicates.prefix(5))")
         #expect(totals.saves > 0, "seed \(seed): no save succeeded")
-        // Suspected engine bug (reported, not fixed here): a to-many loaded after one of its
-        // members was deleted in the context still holds it, and keeps holding it, detached,
-        // after the save (loadToMany does not skip the context's own pending deletes).
-        withKnownIssue("loaded to-many keeps objects deleted in the context", isIntermittent: true) {
-            #expect(totals.foreignTargets.isEmpty, "seed \(seed): \(totals.foreignTargets.count) times, e.g. \(totals.foreignTargets.prefix(3))")
-        }
+        #expect(totals.foreignTargets.isEmpty, "seed \(seed): \(totals.foreignTargets.count) times, e.g. \(totals.foreignTargets.prefix(3))")
         let mismatches = try verifyStore(directory.file(), against: totals, seed: seed)
-        // Suspected engine bug (reported, not fixed here): rarely a note's stored folder
-        // differs from what the save that wrote its current version reported.
-        withKnownIssue("stored to-one differs from the last writer's report", isIntermittent: true) {
-            #expect(mismatches.isEmpty, "seed \(seed): \(mismatches.count) mismatches:\n\(mismatches.prefix(10).joined(separator: "\n"))")
-        }
+        #expect(mismatches.isEmpty, "seed \(seed): \(mismatches.count) mismatches:\n\(mismatches.prefix(10).joined(separator: "\n"))")
     }
 
     /// A worker thread: `steps` seeded steps, each followed by the invariant check.

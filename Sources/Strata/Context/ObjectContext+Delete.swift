@@ -22,7 +22,7 @@ extension ObjectContext {
             }
         }
         object.lifecycle.isDeleted = true
-        if object.lifecycle.isInserted {
+        if object.lifecycle.isInserted || (parent == nil && object.objectID.isTemporary) {
             inserted.remove(object)
             registered[object.objectID] = nil
         } else {

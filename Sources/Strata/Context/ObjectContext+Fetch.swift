@@ -241,7 +241,7 @@ extension ObjectContext {
                 if !unloaded.isEmpty {
                     let targets = try sourceRelated(of: entity, relationship: index, ids: unloaded.map(\.objectID))
                     for object in unloaded {
-                        let objects = (targets[object.objectID] ?? []).map(resolve)
+                        let objects = (targets[object.objectID] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
                         object.relationValues[index] = relationship.isToMany ? .toMany(.init(objects)) : .toOne(objects.first)
                     }
                 }

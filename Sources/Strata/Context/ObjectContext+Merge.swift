@@ -23,7 +23,7 @@ extension ObjectContext {
 
     func mergeChanges(_ changes: ChangeSet) {
         if !changes.permanentIDs.isEmpty { applyPermanentIDs(changes.permanentIDs) }
-        for id in changes.deleted { if let object = registered[id] { forget(object) } }
+        forget(changes.deleted.compactMap { registered[$0] })
         let keepsLocal = storedMergePolicy.keepsLocalEdits
         for (id, values) in changes.updated {
             guard let object = registered[id], !object.lifecycle.isFault, !object.lifecycle.isDeleted else { continue }
@@ -62,31 +62,35 @@ extension ObjectContext {
         publish(changes)
     }
 
-    /// Drops a deleted object: out of every loaded relationship of its partners, out of the context.
-    private func forget(_ object: ManagedObject) {
-        for (index, relationship) in object.entity.relationships.enumerated() where index < object.relationValues.count {
-            let partners: [ManagedObject]
-            switch object.relationValues[index] {
-            case .toOne(let target?): partners = [target]
-            case .toMany(let targets): partners = Array(targets)
-            default: partners = []
-            }
-            for partner in partners where !partner.lifecycle.isFault {
-                switch partner.relationValues[relationship.inverseIndex] {
-                case .toOne(let back) where back === object: partner.relationValues[relationship.inverseIndex] = .toOne(nil)
-                case .toMany(var set) where set.contains(object):
-                    set.remove(object)
-                    partner.relationValues[relationship.inverseIndex] = .toMany(set)
-                default: break
+    /// Drops deleted objects: out of the context, and out of every loaded relationship of
+    /// every object it holds (one pass over the registered objects, whatever their views of
+    /// the relationships were — loaded early, or kept as local edits).
+    func forget(_ objects: [ManagedObject]) {
+        guard !objects.isEmpty else { return }
+        let gone = Set(objects.map(ObjectIdentifier.init))
+        let goneIDs = Set(objects.map(\.objectID))
+        for candidate in registered.values where !candidate.lifecycle.isFault && !gone.contains(ObjectIdentifier(candidate)) {
+            for (index, value) in candidate.relationValues.enumerated() {
+                switch value {
+                case .toOne(let target?) where gone.contains(ObjectIdentifier(target)):
+                    candidate.relationValues[index] = .toOne(nil)
+                case .toOneID(let id?) where goneIDs.contains(id):
+                    candidate.relationValues[index] = .toOne(nil)
+                case .toMany(let members) where members.contains(where: { gone.contains(ObjectIdentifier($0)) }):
+                    candidate.relationValues[index] = .toMany(members.filter { !gone.contains(ObjectIdentifier($0)) })
+                default:
+                    continue
                 }
             }
         }
-        registered[object.objectID] = nil
-        inserted.remove(object)
-        updated.remove(object)
-        deleted.remove(object)
-        object.lifecycle.isDeleted = true
-        object.storageOwner = nil
+        for object in objects {
+            if registered[object.objectID] === object { registered[object.objectID] = nil }
+            inserted.remove(object)
+            updated.remove(object)
+            deleted.remove(object)
+            object.lifecycle.isDeleted = true
+            object.storageOwner = nil
+        }
     }
 
     /// Marks unchanged, loaded to-many relationships pointing at the given entities as unloaded.
@@ -101,6 +105,7 @@ extension ObjectContext {
 
     /// Replaces temporary IDs by permanent ones: in the registry, in objects, in unresolved to-ones.
     func applyPermanentIDs(_ mapping: [ObjectID: ObjectID]) {
+        permanentIDByTemporary.merge(mapping) { _, new in new }
         var touched = false
         for (temporary, permanent) in mapping {
             guard let object = registered.removeValue(forKey: temporary) else { continue }

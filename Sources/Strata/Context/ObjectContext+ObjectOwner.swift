@@ -47,7 +47,7 @@ extension ObjectContext: ObjectOwner {
         guard !object.lifecycle.isInserted else { return [] }
         do {
             let targets = try sourceRelated(of: object.entity, relationship: index, ids: [object.objectID])
-            return (targets[object.objectID] ?? []).map(resolve)
+            return (targets[object.objectID] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
         } catch {
             object.valueErrors[-1] = error
             Logger(label: "strata.context").error("\(error)")

@@ -33,11 +33,8 @@ extension ObjectContext {
         try parent.syncOnQueue { () throws(StrataError) in parent.absorb(pushed, from: self) }
         let saved = Array(inserted) + Array(updated)
         for object in inserted { object.lifecycle.isInserted = false }
-        for object in deleted {
-            registered[object.objectID] = nil
-            object.storageOwner = nil
-        }
         for object in saved { object.clearChanges() }
+        forget(Array(deleted))
         let all = saved + Array(deleted)
         inserted.removeAll()
         updated.removeAll()
@@ -78,25 +75,34 @@ extension ObjectContext {
         }
         let changed = pushed.inserted + pushed.updated
         for change in changed {
-            let object = resolve(change.id)
+            guard let object = known(change.id) else { continue }
             for (slot, value) in change.attributes { object.setAttributeValue(value, at: slot) }
         }
         for change in changed {
-            let object = resolve(change.id)
-            for (slot, target) in change.toOne { object.setToOne(target.map(resolve), at: slot) }
-            for (slot, targets) in change.toMany { object.setToMany(OrderedSet(targets.map(resolve)), at: slot) }
+            guard let object = known(change.id) else { continue }
+            for (slot, target) in change.toOne { object.setToOne(target.flatMap(known), at: slot) }
+            for (slot, targets) in change.toMany { object.setToMany(OrderedSet(targets.compactMap(known)), at: slot) }
         }
-        for id in pushed.deleted { delete(resolve(id)) }
         var changes = ChangeSet(inserted: Set(pushed.inserted.map(\.id)), deleted: Set(pushed.deleted))
         for change in pushed.updated {
-            let object = resolve(change.id)
+            guard let object = registered[change.id] ?? registered[permanentIDByTemporary[change.id] ?? change.id], !object.lifecycle.isFault else { continue }
             var values: [String: PropertyValue] = [:]
             for slot in change.attributes.keys { values[object.entity.attributes[slot].name] = object.attributeValues[slot] }
             for slot in change.toOne.keys { values[object.entity.relationships[slot].name] = object.relationValues[slot].propertyValue }
             for slot in change.toMany.keys { values[object.entity.relationships[slot].name] = object.relationValues[slot].propertyValue }
-            changes.updated[change.id] = values
+            changes.updated[object.objectID] = values
         }
+        for id in pushed.deleted { if let object = known(id) { delete(object) } }
         publish(changes, except: child)
+    }
+
+    /// The object for an ID a child named: registered (under its permanent ID if it has
+    /// one now), or a fault for a saved row. An unknown temporary ID names an object that is
+    /// gone here (deleted, or cascaded away), so there is nothing to change.
+    private func known(_ id: ObjectID) -> ManagedObject? {
+        let current = permanentIDByTemporary[id] ?? id
+        if let object = registered[current] { return object.lifecycle.isDeleted ? nil : object }
+        return current.isTemporary ? nil : resolve(current)
     }
 
     /// Gives the objects permanent IDs now, before they are saved to the store (keys are

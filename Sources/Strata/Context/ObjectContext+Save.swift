@@ -87,6 +87,7 @@ extension ObjectContext {
                 object.objectID = permanent
                 registered[permanent] = object
                 changes.permanentIDs[temporary] = permanent
+                permanentIDByTemporary[temporary] = permanent
             }
             object.lifecycle.isInserted = false
             if let version = outcome.versions[identity] {
@@ -107,8 +108,11 @@ extension ObjectContext {
         }
         for object in deleted where !outcome.undeleted.contains(ObjectIdentifier(object)) {
             changes.deleted.insert(object.objectID)
-            registered[object.objectID] = nil
-            object.storageOwner = nil
+        }
+        for (id, key, version) in outcome.nullified {
+            changes.updated[id, default: [:]][key] = .null
+            changes.versions[id] = version
+            if let partner = registered[id], !partner.lifecycle.isFault, !partner.lifecycle.hasChanges { partner.rowVersion = version }
         }
         let saved = Array(inserted) + Array(updated) + Array(deleted)
         for object in saved where !object.lifecycle.isDeleted || outcome.undeleted.contains(ObjectIdentifier(object)) {
@@ -129,9 +133,11 @@ extension ObjectContext {
             object.storageOwner = nil
         }
         for object in saved { object.clearChanges() }
+        let deletedNow = Array(deleted).filter { !outcome.undeleted.contains(ObjectIdentifier($0)) }
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
+        forget(deletedNow)
         for object in saved { object.didSave() }
         return changes
     }

@@ -71,6 +71,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     var inserted: OrderedSet<ManagedObject> = []
     var updated: OrderedSet<ManagedObject> = []
     var deleted: OrderedSet<ManagedObject> = []
+    /// Temporary IDs this context has seen become permanent: a child may still name an object
+    /// by its old temporary ID until it learns the new one.
+    var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
 
     /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
     public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil, mergePolicy: MergePolicy = .error) {
@@ -269,6 +272,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// A new fault (or the registered object) for `id`.
     func resolve(_ id: ObjectID) -> ManagedObject {
         if let object = registered[id] { return object }
+        if id.isTemporary, let permanent = permanentIDByTemporary[id] { return resolve(permanent) }
         let object = ObjectConstruction.make(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true), collectsDefaults: false).0
         object.storageOwner = self
         registered[id] = object

@@ -14,6 +14,8 @@ struct SaveOutcome {
     var vanished: Set<ObjectIdentifier> = []
     /// Deleted objects kept because the `.rollback` policy gave the store's row precedence.
     var undeleted: Set<ObjectIdentifier> = []
+    /// Rows whose foreign key still pointed at a deleted row, set to NULL: (row, key, new version).
+    var nullified: [(ObjectID, String, Int64)] = []
 }
 
 /// Writes one root save in one transaction. Built and run on the saving context's queue
@@ -48,6 +50,14 @@ struct SaveTransaction {
         for object in inserted { try insertRow(object, db, &outcome, statements) }
         for object in updated { try updateRow(object, db, &outcome, &conflicts, statements) }
         for object in deleted { try deleteRow(object, db, &outcome, &conflicts) }
+        // After every delete, so rows deleted by this save (a cascade) are not touched first.
+        for object in deleted where !outcome.undeleted.contains(ObjectIdentifier(object)) && !object.objectID.isTemporary {
+            for relationship in object.entity.relationships {
+                if case .inverseForeignKey(let column, _) = relationship.storage {
+                    try nullifyReferences(to: object, through: relationship, column: column, db, &outcome)
+                }
+            }
+        }
         if !conflicts.isEmpty {
             throw StrataError(.conflict, "The save conflicts with changes made in the store since the objects were read: \(conflicts.map(\.description).joined(separator: "; "))", conflicts: conflicts)
         }
@@ -81,7 +91,7 @@ struct SaveTransaction {
     private func foreignKey(_ object: ManagedObject, _ index: Int, _ outcome: SaveOutcome) -> Int64? {
         switch object.relationValues[index] {
         case .toOne(let target): return target.flatMap { key(of: $0, outcome) }
-        case .toOneID(let id): return id?.key
+        case .toOneID(let id): return id?.primaryKey
         default: return nil
         }
     }
@@ -194,6 +204,7 @@ struct SaveTransaction {
 
     private func deleteRow(_ object: ManagedObject, _ db: Database, _ outcome: inout SaveOutcome, _ conflicts: inout [SaveConflict]) throws {
         let entity = object.entity
+        guard !object.objectID.isTemporary else { return }  // never a row: nothing to delete
         try db.cachedStatement(sql: "DELETE FROM \(quoted(entity.name)) WHERE _id = ? AND _version = ?")
             .execute(arguments: [object.objectID.key, object.rowVersion])
         if db.changesCount != 1, let stored = try readRow(of: object, db) {
@@ -210,8 +221,32 @@ struct SaveTransaction {
             }
         }
         for relationship in entity.relationships {
-            guard case .joinTable(let join) = relationship.storage else { continue }
-            try db.cachedStatement(sql: "DELETE FROM \(quoted(join.name)) WHERE \(quoted(join.ownColumn)) = ?").execute(arguments: [object.objectID.key])
+            switch relationship.storage {
+            case .joinTable(let join):
+                try db.cachedStatement(sql: "DELETE FROM \(quoted(join.name)) WHERE \(quoted(join.ownColumn)) = ?").execute(arguments: [object.objectID.key])
+            case .inverseForeignKey, .foreignKey:
+                continue
+            }
+        }
+    }
+
+    /// Rows that still name a deleted row in a foreign key (another context related them, or
+    /// this one held a stale view) lose the reference, like `ON DELETE SET NULL`, and get a new
+    /// version so that holders of the old row see the change at their next save.
+    private func nullifyReferences(to object: ManagedObject, through relationship: RelationshipDescription, column: String,
+                                   _ db: Database, _ outcome: inout SaveOutcome) throws {
+        let destination = model.entities[relationship.destinationIndex]
+        let find = try db.cachedStatement(sql: "SELECT _id FROM \(quoted(destination.name)) WHERE \(quoted(column)) = ?")
+        find.setUncheckedArguments([object.objectID.key])
+        var keys: [Int64] = []
+        try RawStatement.forEachRow(find, db) { keys.append(sqlite3_column_int64($0, 0)) }
+        guard !keys.isEmpty else { return }
+        let update = try db.cachedStatement(sql: "UPDATE \(quoted(destination.name)) SET \(quoted(column)) = NULL, _version = _version + 1 WHERE _id = ? RETURNING _version")
+        for key in keys {
+            update.setUncheckedArguments([key])
+            var version: Int64 = 0
+            try RawStatement.forEachRow(update, db) { version = sqlite3_column_int64($0, 0) }
+            outcome.nullified.append((ObjectID(entity: destination, key: key), column, version))
         }
     }
 

@@ -71,6 +71,9 @@ extension StoreCoordinator {
     static func storeError(_ error: any Error, sql: String? = nil) -> StrataError {
         if let error = error as? StrataError { return error }
         if let db = error as? DatabaseError {
+            if db.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+                return StrataError(.conflict, "The save relates objects to an object that was deleted in the store meanwhile; nothing was written. Merge or refetch, then save again.", sql: sql ?? db.sql, underlying: db)
+            }
             if db.resultCode == .SQLITE_CORRUPT || db.resultCode == .SQLITE_NOTADB {
                 return StrataError(.corruptStore, "The store is damaged: \(db.message ?? "")", sql: sql ?? db.sql, underlying: db)
             }

@@ -22,6 +22,13 @@ enum StoreSchema {
         }
     }
 
+    /// A foreign-key clause: checked when the transaction commits, so a save can write rows in
+    /// any order and clear references to rows it deletes; a row never ends up naming a row
+    /// that does not exist (another context's delete makes such a save a conflict).
+    static func references(_ entity: EntityDescription) -> String {
+        "REFERENCES \(quoted(entity.name))(_id) DEFERRABLE INITIALLY DEFERRED"
+    }
+
     /// The statements that create an empty store for `model`.
     static func createStatements(for model: ObjectModel) -> [String] {
         var sql = [
@@ -34,7 +41,8 @@ enum StoreSchema {
                 let type: String
                 switch column {
                 case .attribute(let i): type = entity.attributes[i].type.sqlType
-                case .foreignKey, .order: type = "INTEGER"
+                case .foreignKey(let r): type = "INTEGER " + references(model.entities[entity.relationships[r].destinationIndex])
+                case .order: type = "INTEGER"
                 }
                 defs.append("\(quoted(columnName(column, in: entity))) \(type)")
             }
@@ -48,7 +56,8 @@ enum StoreSchema {
             }
             for r in entity.relationships {
                 guard case .joinTable(let join) = r.storage, join.isOwner else { continue }
-                var cols = ["source INTEGER NOT NULL", "target INTEGER NOT NULL"]
+                var cols = ["source INTEGER NOT NULL " + references(entity),
+                            "target INTEGER NOT NULL " + references(model.entities[r.destinationIndex])]
                 let inverse = model.entities[r.destinationIndex].relationships[r.inverseIndex]
                 if r.isOrdered { cols.append("source_order INTEGER") }
                 if inverse.isOrdered { cols.append("target_order INTEGER") }

@@ -61,7 +61,8 @@ final class SaveLedger: Sendable {
             }
             for (id, values) in changes.updated { written[id, default: [:]].merge(values.filter { Self.trackedKeys.contains($0.key) }) { _, new in new } }
             for id in changes.inserted.union(changes.updated.keys) {
-                guard let version = changes.versions[id] else {
+                // Inserted rows not listed in `versions` start at version 1 (ChangeSet.versions).
+                guard let version = changes.versions[id] ?? (changes.inserted.contains(id) ? 1 : nil) else {
                     state.duplicates.append("\(id) was saved without a version")
                     continue
                 }

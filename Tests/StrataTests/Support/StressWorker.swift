@@ -31,10 +31,8 @@ final class StressWorker: Sendable {
     var isRoot: Bool { context.parent == nil }
 
     /// Whether child contexts delete folders too (a cascading delete pushed into a parent).
-    /// Off by default: it reaches a suspected engine crash (index out of range in
-    /// `ObjectContext.absorb` when the parent's cascade removes an object the parent inserted
-    /// and the child also updated). `STRATA_STRESS_CHILD_CASCADE=1` turns it on.
-    static let childrenCascade = ProcessInfo.processInfo.environment["STRATA_STRESS_CHILD_CASCADE"] == "1"
+    /// On by default; `STRATA_STRESS_CHILD_CASCADE=0` turns it off.
+    static let childrenCascade = ProcessInfo.processInfo.environment["STRATA_STRESS_CHILD_CASCADE"] != "0"
 
     /// Runs one seeded step on the context's queue (call inside `performAndWait`) and returns
     /// its name.
