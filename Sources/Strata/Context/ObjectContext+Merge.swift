@@ -72,12 +72,12 @@ extension ObjectContext {
         for candidate in registered.values where !candidate.lifecycle.isFault && !gone.contains(ObjectIdentifier(candidate)) {
             for (index, value) in candidate.relationValues.enumerated() {
                 switch value {
-                case .toOne(let target?) where gone.contains(ObjectIdentifier(target)):
+                case .toOne(let target?) where gone.contains(ObjectIdentifier(target)) || goneIDs.contains(target.objectID):
                     candidate.relationValues[index] = .toOne(nil)
                 case .toOneID(let id?) where goneIDs.contains(id):
                     candidate.relationValues[index] = .toOne(nil)
-                case .toMany(let members) where members.contains(where: { gone.contains(ObjectIdentifier($0)) }):
-                    candidate.relationValues[index] = .toMany(members.filter { !gone.contains(ObjectIdentifier($0)) })
+                case .toMany(let members) where members.contains(where: { gone.contains(ObjectIdentifier($0)) || goneIDs.contains($0.objectID) }):
+                    candidate.relationValues[index] = .toMany(members.filter { !gone.contains(ObjectIdentifier($0)) && !goneIDs.contains($0.objectID) })
                 default:
                     continue
                 }

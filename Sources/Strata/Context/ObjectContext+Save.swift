@@ -126,18 +126,13 @@ extension ObjectContext {
             if !changes.inserted.contains(object.objectID) { changes.updated[object.objectID] = values }
             changes.versions[object.objectID] = row.version
         }
-        for object in gone {
-            changes.deleted.insert(object.objectID)
-            registered[object.objectID] = nil
-            object.lifecycle.isDeleted = true
-            object.storageOwner = nil
-        }
+        for object in gone { changes.deleted.insert(object.objectID) }
         for object in saved { object.clearChanges() }
         let deletedNow = Array(deleted).filter { !outcome.undeleted.contains(ObjectIdentifier($0)) }
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
-        forget(deletedNow)
+        forget(deletedNow + gone)
         for object in saved { object.didSave() }
         return changes
     }
