@@ -130,3 +130,61 @@ import Testing
         }
     }
 }
+
+@Suite struct ReferentialIntegrityTests {
+    /// Under `.noAction` the deleting save still clears references left in the store, and an
+    /// object written in the same save keeps the row's latest version (no false conflict later).
+    @Test func noActionDeleteClearsReferencesAndKeepsVersionsRight() async throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription("Parent", attributes: [AttributeDescription("name", type: .string)],
+                              relationships: [RelationshipDescription("kids", destination: "Kid", inverse: "parent", isToMany: true, deleteRule: .noAction)]),
+            EntityDescription("Kid", attributes: [AttributeDescription("name", type: .string)],
+                              relationships: [RelationshipDescription("parent", destination: "Parent", inverse: "kids")]),
+        ])
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: model, store: .sqlite(dir.file()))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let received = Received<ChangeSet>()
+        let token = context.observeChanges { received.append($0) }
+        try await context.perform {
+            let parent = try context.insert(entityNamed: "Parent")
+            let kid = try context.insert(entityNamed: "Kid")
+            try kid.setValue(parent, forKey: "parent")
+            try context.save()
+            try kid.setValue("renamed", forKey: "name")     // written in the same save…
+            context.delete(parent)                            // …as the delete that clears its reference
+            try context.save()
+            #expect(kid.value(forKey: "parent") == nil)
+            try kid.setValue("again", forKey: "name")
+            try context.save()                                // no false conflict: the version is the row's
+        }
+        _ = token
+        let stored = try await coordinator.database.read { try Int64.fetchOne($0, sql: "SELECT parent FROM Kid") }
+        #expect(stored == nil)
+        let second = try #require(received.all.dropFirst().first)
+        #expect(second.updated.values.contains { $0["parent"] == .null })
+    }
+
+    /// A save relating objects to a row another context deleted meanwhile is a conflict, and
+    /// nothing dangling is written.
+    @Test func relatingToARowDeletedElsewhereIsAConflict() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, first) = try await makeStore(dir)
+        let folderID = try await first.perform { () throws -> ObjectID in
+            let folder = first.insert(Folder.self)
+            try first.save()
+            return folder.objectID
+        }
+        let second = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await second.perform { _ = try second.existingObject(with: folderID) }
+        try await first.perform { first.delete(first.object(with: folderID)); try first.save() }
+        try await second.perform {
+            let note = second.insert(Note.self)
+            note.folder = second.object(with: folderID) as? Folder
+            do { try second.save(); Issue.record("saved a dangling reference") }
+            catch let error as StrataError { #expect(error.code == .conflict) }
+        }
+        let notes = try await coordinator.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM Note") }
+        #expect(notes == 0)
+    }
+}

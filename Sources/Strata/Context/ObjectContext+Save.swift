@@ -112,7 +112,8 @@ extension ObjectContext {
         for (id, key, version) in outcome.nullified {
             changes.updated[id, default: [:]][key] = .null
             changes.versions[id] = version
-            if let partner = registered[id], !partner.lifecycle.isFault, !partner.lifecycle.hasChanges { partner.rowVersion = version }
+            // The clearing ran after this save's own writes: its version is the row's latest.
+            if let partner = registered[id], !partner.lifecycle.isFault { partner.rowVersion = version }
         }
         let saved = Array(inserted) + Array(updated) + Array(deleted)
         for object in saved where !object.lifecycle.isDeleted || outcome.undeleted.contains(ObjectIdentifier(object)) {
