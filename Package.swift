@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataFetchedResults", targets: ["StrataFetchedResults"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -30,6 +31,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "StrataFetchedResults", dependencies: ["Strata"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "StrataBench",
             dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
@@ -38,6 +40,11 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StrataFetchedResultsTests",
+            dependencies: ["StrataFetchedResults", "Strata", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
     ]
