@@ -16,6 +16,7 @@ extension FetchedResultsController {
         for (temporary, permanent) in changes.permanentIDs where isOurs(permanent) {
             if let member = members.removeValue(forKey: temporary) {
                 members[permanent] = member
+                objectKeys[ObjectIdentifier(member.object)] = permanent
                 touched.insert(permanent)
             }
             if let taken = absorbed.removeValue(forKey: temporary) { absorbed[permanent] = taken }
@@ -42,6 +43,16 @@ extension FetchedResultsController {
             absorbed[id] = nil
         }
         guard !touched.isEmpty else { return }
+        // An object already held under an older ID (its new ID told before the mapping reached
+        // us, e.g. by another observer's follow-up) is re-keyed, never added twice.
+        for id in touched where members[id] == nil && !changes.deleted.contains(id) {
+            let object = context.object(with: id)
+            if let oldKey = objectKeys[ObjectIdentifier(object)], oldKey != id, let member = members.removeValue(forKey: oldKey) {
+                members[id] = member
+                objectKeys[ObjectIdentifier(object)] = id
+                if let taken = absorbed.removeValue(forKey: oldKey) { absorbed[id] = taken }
+            }
+        }
 
         // Old positions, in the state before the batch. A never-read fault among the touched
         // objects may already hold new values, so then every touched object is found by identity.
@@ -101,9 +112,10 @@ extension FetchedResultsController {
         removals.sort { $0.path > $1.path }
         var emptied = Set<Int>()
         for (path, id) in removals {
-            index.sections[path.section].entries.remove(at: path.row)
+            let removed = index.sections[path.section].entries.remove(at: path.row)
             if index.isSectioned, index.sections[path.section].entries.isEmpty { emptied.insert(path.section) }
             members[id] = nil
+            objectKeys[ObjectIdentifier(removed.object)] = nil
         }
         for s in emptied.sorted(by: >) {
             sectionChanges.append(FetchedSectionChange(name: index.sections[s].name, type: .delete, index: s))
@@ -114,6 +126,7 @@ extension FetchedResultsController {
             guard let object = objects[id], let values = newValues[id] else { continue }
             if index.insert(ResultsIndex.Entry(object: object, id: id, values: values), values: values) { madeSections.append(values) }
             members[id] = Member(object: object, indexedID: id, values: values)
+            objectKeys[ObjectIdentifier(object)] = id
         }
         for values in madeSections {
             let s = index.sectionIndex(for: values).index

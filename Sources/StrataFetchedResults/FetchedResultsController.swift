@@ -90,6 +90,8 @@ public final class FetchedResultsController<Object: ManagedObject> {
     var index: ResultsIndex
     /// Every fetched object by current ID, with the ID and values it is sorted by.
     var members: [ObjectID: Member] = [:]
+    /// The key of each fetched object in `members`.
+    var objectKeys: [ObjectIdentifier: ObjectID] = [:]
     /// Values the controller took in silently during a manual reorder, by object.
     var absorbed: [ObjectID: [String: PropertyValue]] = [:]
     private var observation: ChangeObservation?
@@ -136,9 +138,14 @@ public final class FetchedResultsController<Object: ManagedObject> {
         let objects = try context.fetch(fetchRequest)
         index.load(objects, readValues: sectionKeyPath != nil || fetchRequest.fetchBatchSize <= 0)
         members = [:]
+        objectKeys = [:]
         members.reserveCapacity(objects.count)
+        objectKeys.reserveCapacity(objects.count)
         for section in index.sections {
-            for entry in section.entries { members[entry.id] = Member(object: entry.object, indexedID: entry.id, values: entry.values) }
+            for entry in section.entries {
+                members[entry.id] = Member(object: entry.object, indexedID: entry.id, values: entry.values)
+                objectKeys[ObjectIdentifier(entry.object)] = entry.id
+            }
         }
         absorbed = [:]
         hasFetched = true

@@ -9,8 +9,11 @@ extension ObjectContext {
     ///
     /// Objects that stopped being pending without a save (``rollback()``, an undone edit) are
     /// reported as updated (or deleted, for rolled-back inserts); saved ones are not reported
-    /// again, since the save's change set already told the observers. Children are not told:
-    /// unsaved changes stay in this context.
+    /// again, since the save's change set already told the observers. Once a context has
+    /// processed pending changes, each later save or merge of it is followed by one more
+    /// processing, so that edits reported here and then undone before the save (which the
+    /// save's change set does not mention) are reported too. Children are not told: unsaved
+    /// changes stay in this context.
     ///
     /// For example:
     /// ```swift
@@ -21,7 +24,10 @@ extension ObjectContext {
         checkQueue()
         let tracker = PendingChangeTracker.tracker(for: self)
         let changes = tracker.process(self)
-        if !changes.isEmpty { observers.publish(changes) }
+        guard !changes.isEmpty else { return }
+        tracker.isPublishing = true
+        defer { tracker.isPublishing = false }
+        observers.publish(changes)
     }
 }
 
@@ -45,14 +51,27 @@ final class PendingChangeTracker: @unchecked Sendable {  // safe: used only on i
 
     /// The tracker of `context` (made on first use; entries of freed contexts are dropped).
     static func tracker(for context: ObjectContext) -> PendingChangeTracker {
-        trackers.withLock { table in
-            if let entry = table[ObjectIdentifier(context)], entry.context === context { return entry.tracker }
+        let (tracker, isNew) = trackers.withLock { table -> (PendingChangeTracker, Bool) in
+            if let entry = table[ObjectIdentifier(context)], entry.context === context { return (entry.tracker, false) }
             table = table.filter { $0.value.context != nil }
             let tracker = PendingChangeTracker()
             table[ObjectIdentifier(context)] = Entry(context: context, tracker: tracker)
-            return tracker
+            return (tracker, true)
         }
+        if isNew {
+            // After each save or merge, report what the save's change set cannot know about.
+            tracker.followUp = context.observers.addChangeHandler { [weak tracker, weak context] _ in
+                guard let tracker, let context, !tracker.isProcessing, !tracker.isPublishing else { return }
+                let changes = tracker.process(context)
+                if !changes.isEmpty { context.observers.publish(changes) }
+            }
+        }
+        return tracker
     }
+
+    private var followUp: ChangeObservation?
+    private var isProcessing = false
+    fileprivate var isPublishing = false
 
     /// All current values of an object (attributes and relationships).
     private static func allValues(_ object: ManagedObject) -> [String: PropertyValue] {
@@ -66,6 +85,8 @@ final class PendingChangeTracker: @unchecked Sendable {  // safe: used only on i
 
     /// The changes since the last call; remembers the current pending state.
     func process(_ context: ObjectContext) -> ChangeSet {
+        isProcessing = true
+        defer { isProcessing = false }
         var current: [ObjectIdentifier: Seen] = [:]
         for object in context.inserted { current[ObjectIdentifier(object)] = Seen(object: object, kind: .inserted, values: Self.allValues(object)) }
         for object in context.updated { current[ObjectIdentifier(object)] = Seen(object: object, kind: .updated, values: object.changedValues()) }
