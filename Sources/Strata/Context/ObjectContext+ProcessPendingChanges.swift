@@ -12,7 +12,8 @@ extension ObjectContext {
     /// again, since the save's change set already told the observers. Once a context has
     /// processed pending changes, each later save or merge of it is followed by one more
     /// processing, so that edits reported here and then undone before the save (which the
-    /// save's change set does not mention) are reported too. Children are not told: unsaved
+    /// save's change set does not mention) are reported too, and ``save()`` processes pending
+    /// changes first, as Core Data's does. Children are not told: unsaved
     /// changes stay in this context.
     ///
     /// For example:
@@ -28,6 +29,16 @@ extension ObjectContext {
         tracker.isPublishing = true
         defer { tracker.isPublishing = false }
         observers.publish(changes)
+    }
+}
+
+extension ObjectContext {
+    /// Called first thing by ``save()``, as Core Data's save processes pending changes: for a
+    /// context that has processed pending changes before, reports what changed since (e.g. an
+    /// object inserted, reported, then deleted: the save itself has nothing to say about it).
+    func processPendingChangesIfTracked() {
+        guard PendingChangeTracker.hasTracker(for: self) else { return }
+        processPendingChanges()
     }
 }
 
@@ -67,6 +78,11 @@ final class PendingChangeTracker: @unchecked Sendable {  // safe: used only on i
             }
         }
         return tracker
+    }
+
+    /// Whether `context` has processed pending changes before.
+    static func hasTracker(for context: ObjectContext) -> Bool {
+        trackers.withLock { table in table[ObjectIdentifier(context)].map { $0.context === context } ?? false }
     }
 
     private var followUp: ChangeObservation?
