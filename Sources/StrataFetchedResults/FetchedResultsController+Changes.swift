@@ -19,29 +19,19 @@ extension FetchedResultsController {
                 objectKeys[ObjectIdentifier(member.object)] = permanent
                 touched.insert(permanent)
             }
-            if let taken = absorbed.removeValue(forKey: temporary) { absorbed[permanent] = taken }
+            if let shown = shownValues.removeValue(forKey: temporary) { shownValues[permanent] = shown }
         }
         for id in changes.inserted where isOurs(id) { touched.insert(id) }
         var updatedIDs = Set<ObjectID>()
         for (id, values) in changes.updated where isOurs(id) {
-            if suppressing {
-                absorbed[id, default: [:]].merge(values) { $1 }
-            } else if var taken = absorbed[id] {
-                // The echo of values taken in silently during a manual reorder: not a change.
-                if values.allSatisfy({ taken[$0.key] == $0.value }) {
-                    for key in values.keys { taken[key] = nil }
-                    absorbed[id] = taken.isEmpty ? nil : taken
-                    continue
-                }
-                absorbed[id] = nil
-            }
+            // Values the controller has already taken in (an echo: a save of changes processed
+            // before, or of a manual reorder) change nothing it shows.
+            if let shown = shownValues[id], values.allSatisfy({ shown[$0.key] == $0.value }) { continue }
+            shownValues[id, default: [:]].merge(values) { $1 }
             touched.insert(id)
             updatedIDs.insert(id)
         }
-        for id in changes.deleted where isOurs(id) {
-            touched.insert(id)
-            absorbed[id] = nil
-        }
+        for id in changes.deleted where isOurs(id) { touched.insert(id) }
         guard !touched.isEmpty else { return }
         // An object already held under an older ID (its new ID told before the mapping reached
         // us, e.g. by another observer's follow-up) is re-keyed, never added twice.
@@ -50,7 +40,7 @@ extension FetchedResultsController {
             if let oldKey = objectKeys[ObjectIdentifier(object)], oldKey != id, let member = members.removeValue(forKey: oldKey) {
                 members[id] = member
                 objectKeys[ObjectIdentifier(object)] = id
-                if let taken = absorbed.removeValue(forKey: oldKey) { absorbed[id] = taken }
+                if let shown = shownValues.removeValue(forKey: oldKey) { shownValues[id] = shown }
             }
         }
 
@@ -133,6 +123,9 @@ extension FetchedResultsController {
             sectionChanges.append(FetchedSectionChange(name: index.sections[s].name, type: .insert, index: s))
         }
         sectionChanges.sort { ($0.type == .delete ? 0 : 1, $0.type == .delete ? -$0.index : $0.index) < ($1.type == .delete ? 0 : 1, $1.type == .delete ? -$1.index : $1.index) }
+
+        // Only results need their shown values remembered.
+        for id in touched where members[id] == nil { shownValues[id] = nil }
 
         // Report.
         var rows: [FetchedRowChange] = []

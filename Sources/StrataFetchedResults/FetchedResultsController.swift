@@ -92,8 +92,10 @@ public final class FetchedResultsController<Object: ManagedObject> {
     var members: [ObjectID: Member] = [:]
     /// The key of each fetched object in `members`.
     var objectKeys: [ObjectIdentifier: ObjectID] = [:]
-    /// Values the controller took in silently during a manual reorder, by object.
-    var absorbed: [ObjectID: [String: PropertyValue]] = [:]
+    /// The latest values of changed keys the controller has taken in, by result: an update
+    /// carrying only these values again (the save of processed changes, the save after a
+    /// manual reorder) is an echo and is not reported.
+    var shownValues: [ObjectID: [String: PropertyValue]] = [:]
     private var observation: ChangeObservation?
 
     struct Member {
@@ -147,7 +149,7 @@ public final class FetchedResultsController<Object: ManagedObject> {
                 objectKeys[ObjectIdentifier(entry.object)] = entry.id
             }
         }
-        absorbed = [:]
+        shownValues = [:]
         hasFetched = true
     }
 

@@ -22,6 +22,12 @@ public enum PositionRenumbering {
         public var index: Int
         /// Its new position.
         public var position: Int64
+
+        /// Creates a write.
+        public init(index: Int, position: Int64) {
+            self.index = index
+            self.position = position
+        }
     }
 
     /// The writes that move the row at `source` to `destination` (both indices in the list,
