@@ -153,6 +153,45 @@ struct ControllerTests {
         }
     }
 
+    /// A merged update of a fault never read (its old values unknown) is still placed right.
+    @Test func mergedUpdateOfUnreadFault() async throws {
+        let directory = TemporaryDirectory()
+        let coordinator = try await makeCoordinator(directory)
+        let main = ObjectContext(.privateQueue, coordinator: coordinator)
+        let background = ObjectContext(.privateQueue, coordinator: coordinator)
+        let collector = ChangeCollector()
+        let token = background.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
+        defer { token.cancel() }
+        var request = FetchRequest<Row>(sortKeys: [SortKey("rank")])
+        request.fetchBatchSize = 20
+        let recorder = Recorder()
+        let controller = try main.performAndWait {
+            _ = try main.execute(BatchInsertRequest(entityName: "Row", keys: ["group", "rank", "title", "visible", "position"],
+                                                   rows: (0..<200).map { [.string("A"), .integer(Int64($0 * 2)), .string(""), .bool(true), .integer(0)] }))
+            let controller = try FetchedResultsController(fetchRequest: request, context: main)
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+        var model = main.performAndWait { ListModel(controller) }
+        try background.performAndWait {
+            var lookup = FetchRequest<Row>(predicate: ObjectPredicate.key("rank") == 300, sortKeys: [SortKey("rank")])
+            lookup.fetchLimit = 1
+            let row = try #require(try background.fetch(lookup).first)
+            row.rank = 3
+            try background.save()
+        }
+        try main.performAndWait {
+            for changes in collector.take() { main.merge(changes) }
+            #expect(applyEvents(recorder, from: 0, to: &model))
+            #expect(model == ListModel(controller))
+            let fresh = try main.fetchObjectIDs(request)
+            #expect(controller.snapshot.itemIdentifiers == fresh)
+            #expect(recorder.batches.last?.rows.map(\.type) == [.move])
+            #expect(controller.statistics.linearScans >= 1)
+        }
+    }
+
     /// One update in a 100k-object sectioned result costs O(log n) comparisons, not O(n).
     @Test func oneUpdateInHundredThousandIsLogarithmic() async throws {
         let directory = TemporaryDirectory()
