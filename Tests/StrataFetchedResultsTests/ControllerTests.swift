@@ -219,6 +219,22 @@ struct ControllerTests {
             #expect(after.sortValueReads - before.sortValueReads == 1)
             #expect(recorder.batches.last?.rows.first?.type == .move)
             #expect(controller.indexPath(for: object) == FetchedIndexPath(section: 3, row: 1))   // after rank 3
+
+            // One insert and one delete: the same order of work.
+            var mark = controller.statistics
+            let inserted = context.insert(Row.self)
+            inserted.group = "G7"
+            inserted.rank = 50_001
+            try context.save()
+            #expect(controller.statistics.comparisons - mark.comparisons <= 4 * 18, "insert: \(controller.statistics.comparisons - mark.comparisons)")
+            #expect(controller.statistics.evaluations - mark.evaluations == 1)
+            mark = controller.statistics
+            context.delete(controller.object(at: FetchedIndexPath(section: 9, row: 9_000)))
+            try context.save()
+            #expect(controller.statistics.comparisons - mark.comparisons <= 2 * 18, "delete: \(controller.statistics.comparisons - mark.comparisons)")
+            #expect(controller.statistics.evaluations == mark.evaluations)
+            #expect(controller.sections.map(\.numberOfObjects).reduce(0, +) == n)
+            if ProcessInfo.processInfo.environment["FRC_STATS"] != nil { print("100k: update \(comparisons) comparisons; totals \(controller.statistics)") }
         }
     }
 }
