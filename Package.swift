@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataStacks", targets: ["StrataStacks"]),
+        .library(name: "StrataFetchedResults", targets: ["StrataFetchedResults"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -31,6 +32,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "StrataFetchedResults", dependencies: ["Strata"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "StrataBench",
             dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
@@ -45,6 +47,11 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StrataFetchedResultsTests",
+            dependencies: ["StrataFetchedResults", "Strata", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
     ]

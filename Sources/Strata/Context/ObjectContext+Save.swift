@@ -15,6 +15,7 @@ extension ObjectContext {
     /// ```
     public func save() throws(StrataError) {
         checkQueue()
+        processPendingChangesIfTracked()
         guard hasChanges else { return }
         var announced = Set<ObjectIdentifier>()
         while true {

@@ -52,7 +52,7 @@ struct CompiledSortKey {
     }
 
     /// Ascending comparison of two values of this key path: nil first, then as SQLite orders.
-    private func compareValues(_ x: PropertyValue, _ y: PropertyValue) -> Int {
+    func compareValues(_ x: PropertyValue, _ y: PropertyValue) -> Int {
         switch (x.isNull, y.isNull) {
         case (true, true): return 0
         case (true, false): return -1

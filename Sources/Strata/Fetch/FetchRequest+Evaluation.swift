@@ -1,0 +1,127 @@
+extension FetchRequest {
+    /// Compiles the request's predicate and sort keys against `context`'s model, for
+    /// evaluating objects in memory exactly as a fetch would (same predicate semantics, same
+    /// order as the SQL `ORDER BY`, ties broken by object ID).
+    ///
+    /// - Throws: `.invalidRequest` or `.malformedPredicate` for a request that does not fit the model.
+    ///
+    /// For example:
+    /// ```swift
+    /// let evaluator = try request.evaluator(in: context)
+    /// if evaluator.matches(note) { print(evaluator.sortValues(of: note)) }
+    /// ```
+    public func evaluator(in context: ObjectContext) throws(StrataError) -> FetchEvaluator {
+        let entity = try context.entity(for: self)
+        return FetchEvaluator(plan: try FetchPlan(self, entity: entity, model: context.model))
+    }
+
+    /// Whether `object` passes this request's entity and predicate (in memory; compiles the
+    /// request each call — keep a ``FetchEvaluator`` for repeated use).
+    ///
+    /// For example:
+    /// ```swift
+    /// let isMatch = try FetchRequest<Note>(predicate: try ObjectPredicate("rating > 3")).evaluate(note, in: context)
+    /// ```
+    public func evaluate(_ object: ManagedObject, in context: ObjectContext) throws(StrataError) -> Bool {
+        try evaluator(in: context).matches(object)
+    }
+
+    /// Whether `a` sorts before `b` under this request's order (in memory; compiles each call).
+    ///
+    /// For example:
+    /// ```swift
+    /// let first = try request.areInIncreasingOrder(a, b, in: context) ? a : b
+    /// ```
+    public func areInIncreasingOrder(_ a: ManagedObject, _ b: ManagedObject, in context: ObjectContext) throws(StrataError) -> Bool {
+        try evaluator(in: context).areInIncreasingOrder(a, b)
+    }
+}
+
+/// A fetch request compiled for in-memory use: predicate evaluation, the request's sort values
+/// of an object, and comparison of sort values, ordering exactly as the store does.
+///
+/// Use it on the queue of the context the objects belong to (reading values may fire faults).
+///
+/// For example:
+/// ```swift
+/// let evaluator = try FetchRequest<Note>(sortKeys: [SortKey("title")]).evaluator(in: context)
+/// let values = evaluator.sortValues(of: note)                  // [.string("Hello")]
+/// let order = evaluator.compare(values, note.objectID, evaluator.sortValues(of: other), other.objectID)
+/// ```
+public struct FetchEvaluator {
+    let plan: FetchPlan
+
+    /// The entity the request fetches.
+    public var entity: EntityDescription { plan.entity }
+    /// How many sort keys the request has.
+    public var sortKeyCount: Int { plan.sortKeys.count }
+
+    /// Whether `object` is of the request's entity and passes its predicate.
+    ///
+    /// For example:
+    /// ```swift
+    /// let visible = notes.filter(evaluator.matches)
+    /// ```
+    public func matches(_ object: ManagedObject) -> Bool {
+        object.entity === plan.entity && plan.matches(object)
+    }
+
+    /// The value of each sort key for `object` (`.null` where a to-one on the way is nil).
+    ///
+    /// For example:
+    /// ```swift
+    /// let cached = evaluator.sortValues(of: note)
+    /// ```
+    public func sortValues(of object: ManagedObject) -> [PropertyValue] {
+        plan.sortKeys.map { $0.keyPath.value(of: object) }
+    }
+
+    /// Compares one sort key's values: negative, zero or positive as `a` sorts before, with or
+    /// after `b` under key `index` (its direction and string comparison included).
+    ///
+    /// For example:
+    /// ```swift
+    /// let sameSection = evaluator.compareValue(a[0], b[0], key: 0) == 0
+    /// ```
+    public func compareValue(_ a: PropertyValue, _ b: PropertyValue, key index: Int) -> Int {
+        let key = plan.sortKeys[index]
+        let order = key.compareValues(a, b)
+        return key.ascending ? order : -order
+    }
+
+    /// Compares two objects by their sort values, then by ID (permanent IDs by primary key,
+    /// temporary IDs after them), as a fetch orders them: negative, zero or positive.
+    ///
+    /// For example:
+    /// ```swift
+    /// let before = evaluator.compare(aValues, a.objectID, bValues, b.objectID) < 0
+    /// ```
+    public func compare(_ a: [PropertyValue], _ aID: ObjectID, _ b: [PropertyValue], _ bID: ObjectID) -> Int {
+        for index in plan.sortKeys.indices {
+            let order = compareValue(a[index], b[index], key: index)
+            if order != 0 { return order }
+        }
+        return Self.compareIDs(aID, bID)
+    }
+
+    /// The tie-break of fetches: permanent IDs by primary key, then temporary IDs in creation order.
+    ///
+    /// For example:
+    /// ```swift
+    /// FetchEvaluator.compareIDs(saved.objectID, unsaved.objectID)   // -1
+    /// ```
+    public static func compareIDs(_ a: ObjectID, _ b: ObjectID) -> Int {
+        if a.isTemporary != b.isTemporary { return a.isTemporary ? 1 : -1 }
+        return a.key < b.key ? -1 : (a.key == b.key ? 0 : 1)
+    }
+
+    /// Whether `a` sorts before `b` as a fetch with this request orders them.
+    ///
+    /// For example:
+    /// ```swift
+    /// let sorted = notes.sorted(by: evaluator.areInIncreasingOrder)
+    /// ```
+    public func areInIncreasingOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
+        plan.areInIncreasingOrder(a, b)
+    }
+}

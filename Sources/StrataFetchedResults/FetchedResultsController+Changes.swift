@@ -1,0 +1,189 @@
+import Strata
+
+extension FetchedResultsController {
+    /// Applies one change set (a save, a merge, or processed pending changes) to the index and
+    /// reports it as one batch. Work is O(changes · log n) comparisons: each touched object is
+    /// found by binary search with the values it was sorted by, and placed by binary search
+    /// with its new values; untouched objects are never read.
+    func handle(_ changes: ChangeSet) {
+        guard hasFetched else { return }
+        let entity = index.evaluator.entity
+        func isOurs(_ id: ObjectID) -> Bool { id.entity === entity }
+        let suppressing = isManuallyReordering
+
+        // Which of our objects the batch touches (by current ID).
+        var touched = Set<ObjectID>()
+        for (temporary, permanent) in changes.permanentIDs where isOurs(permanent) {
+            if let member = members.removeValue(forKey: temporary) {
+                members[permanent] = member
+                objectKeys[ObjectIdentifier(member.object)] = permanent
+                touched.insert(permanent)
+            }
+            if let shown = shownValues.removeValue(forKey: temporary) { shownValues[permanent] = shown }
+        }
+        for id in changes.inserted where isOurs(id) { touched.insert(id) }
+        var updatedIDs = Set<ObjectID>()
+        for (id, values) in changes.updated where isOurs(id) {
+            // Values the controller has already taken in (an echo: a save of changes processed
+            // before, or of a manual reorder) change nothing it shows.
+            if let shown = shownValues[id], values.allSatisfy({ shown[$0.key] == $0.value }) { continue }
+            shownValues[id, default: [:]].merge(values) { $1 }
+            touched.insert(id)
+            updatedIDs.insert(id)
+        }
+        for id in changes.deleted where isOurs(id) { touched.insert(id) }
+        guard !touched.isEmpty else { return }
+        // An object already held under an older ID (its new ID told before the mapping reached
+        // us, e.g. by another observer's follow-up) is re-keyed, never added twice.
+        for id in touched where members[id] == nil && !changes.deleted.contains(id) {
+            let object = context.object(with: id)
+            if let oldKey = objectKeys[ObjectIdentifier(object)], oldKey != id, let member = members.removeValue(forKey: oldKey) {
+                members[id] = member
+                objectKeys[ObjectIdentifier(object)] = id
+                if let shown = shownValues.removeValue(forKey: oldKey) { shownValues[id] = shown }
+            }
+        }
+
+        // Old positions, in the state before the batch. A never-read fault among the touched
+        // objects may already hold new values, so then every touched object is found by identity.
+        let unread = touched.contains { members[$0].map { $0.values == nil } ?? false }
+        var oldPaths: [ObjectID: FetchedIndexPath] = [:]
+        var objects: [ObjectID: ManagedObject] = [:]
+        for id in touched {
+            guard let member = members[id] else { continue }
+            objects[id] = member.object
+            oldPaths[id] = index.locate(member.object, values: unread ? nil : member.values, id: member.indexedID)
+        }
+
+        // New membership and sort values.
+        var newValues: [ObjectID: [PropertyValue]] = [:]
+        for id in touched where !changes.deleted.contains(id) {
+            let object = objects[id] ?? context.object(with: id)
+            guard !object.isDeleted, object.context === context else { continue }
+            index.statistics.evaluations += 1
+            guard index.evaluator.matches(object) else { continue }
+            objects[id] = object
+            newValues[id] = index.currentValues(of: object)
+        }
+
+        // Classify: stay (maybe updated), delete, insert, move.
+        let touchedObjects = Set(touched.compactMap { objects[$0].map(ObjectIdentifier.init) })
+        var removals: [(path: FetchedIndexPath, id: ObjectID)] = []
+        var placements: [ObjectID] = []
+        var stays: [ObjectID] = []
+        var kinds: [ObjectID: FetchedResultsChangeType] = [:]
+        for id in touched {
+            switch (oldPaths[id], newValues[id]) {
+            case (nil, nil):
+                continue
+            case (let old?, nil):
+                removals.append((old, id))
+                kinds[id] = .delete
+            case (nil, _?):
+                placements.append(id)
+                kinds[id] = .insert
+            case (let old?, let values?):
+                let member = members[id]
+                if let member, member.values == values,
+                   member.indexedID == id || swapID(at: old, to: id, values: values, avoiding: touchedObjects) {
+                    members[id]?.indexedID = id
+                    stays.append(id)
+                    if updatedIDs.contains(id) { kinds[id] = .update }
+                } else {
+                    removals.append((old, id))
+                    placements.append(id)
+                    kinds[id] = .move
+                }
+            }
+        }
+
+        // Mutate: remove (last first), drop emptied sections, place.
+        var sectionChanges: [FetchedSectionChange] = []
+        removals.sort { $0.path > $1.path }
+        var emptied = Set<Int>()
+        for (path, id) in removals {
+            let removed = index.sections[path.section].entries.remove(at: path.row)
+            if index.isSectioned, index.sections[path.section].entries.isEmpty { emptied.insert(path.section) }
+            members[id] = nil
+            objectKeys[ObjectIdentifier(removed.object)] = nil
+        }
+        for s in emptied.sorted(by: >) {
+            sectionChanges.append(FetchedSectionChange(name: index.sections[s].name, type: .delete, index: s))
+            index.sections.remove(at: s)
+        }
+        var madeSections: [[PropertyValue]] = []
+        for id in placements {
+            guard let object = objects[id], let values = newValues[id] else { continue }
+            if index.insert(ResultsIndex.Entry(object: object, id: id, values: values), values: values) { madeSections.append(values) }
+            members[id] = Member(object: object, indexedID: id, values: values)
+            objectKeys[ObjectIdentifier(object)] = id
+        }
+        for values in madeSections {
+            let s = index.sectionIndex(for: values).index
+            sectionChanges.append(FetchedSectionChange(name: index.sections[s].name, type: .insert, index: s))
+        }
+        sectionChanges.sort { ($0.type == .delete ? 0 : 1, $0.type == .delete ? -$0.index : $0.index) < ($1.type == .delete ? 0 : 1, $1.type == .delete ? -$1.index : $1.index) }
+
+        // Only results need their shown values remembered.
+        for id in touched where members[id] == nil { shownValues[id] = nil }
+
+        // Report.
+        var rows: [FetchedRowChange] = []
+        for (id, type) in kinds {
+            guard let object = objects[id] else { continue }
+            let newPath = type == .delete ? nil : members[id].flatMap { index.locate(object, values: $0.values, id: $0.indexedID) }
+            rows.append(FetchedRowChange(objectID: id, type: type, indexPath: type == .insert ? nil : oldPaths[id], newIndexPath: newPath))
+        }
+        rows.sort(by: Self.reportOrder)
+        guard !suppressing else { return }
+        report(FetchedResultsChanges(sections: sectionChanges, rows: rows), objects: objects)
+    }
+
+    /// Gives the entry at `path` a new ID (temporary → permanent) in place when its untouched
+    /// neighbours still order around it; returns whether it did.
+    private func swapID(at path: FetchedIndexPath, to id: ObjectID, values: [PropertyValue], avoiding touched: Set<ObjectIdentifier>) -> Bool {
+        let section = index.sections[path.section]
+        let evaluator = index.evaluator
+        if path.row > 0 {
+            let previous = section.entries[path.row - 1]
+            if touched.contains(ObjectIdentifier(previous.object)) { return false }
+            index.statistics.comparisons += 1
+            if evaluator.compare(index.values(at: path.row - 1, in: section), previous.id, values, id) >= 0 { return false }
+        }
+        if path.row + 1 < section.entries.count {
+            let next = section.entries[path.row + 1]
+            if touched.contains(ObjectIdentifier(next.object)) { return false }
+            index.statistics.comparisons += 1
+            if evaluator.compare(values, id, index.values(at: path.row + 1, in: section), next.id) >= 0 { return false }
+        }
+        section.entries[path.row].id = id
+        return true
+    }
+
+    /// Deletes (last first), then inserts and moves (by new path), then updates.
+    static func reportOrder(_ a: FetchedRowChange, _ b: FetchedRowChange) -> Bool {
+        func rank(_ type: FetchedResultsChangeType) -> Int {
+            switch type {
+            case .delete: 0
+            case .insert, .move: 1
+            case .update: 2
+            }
+        }
+        if rank(a.type) != rank(b.type) { return rank(a.type) < rank(b.type) }
+        if a.type == .delete { return (a.indexPath ?? .init(section: 0, row: 0)) > (b.indexPath ?? .init(section: 0, row: 0)) }
+        return (a.newIndexPath ?? .init(section: 0, row: 0)) < (b.newIndexPath ?? .init(section: 0, row: 0))
+    }
+
+    /// Tells the delegate about one batch.
+    func report(_ changes: FetchedResultsChanges, objects: [ObjectID: ManagedObject]) {
+        guard !changes.isEmpty, let delegate else { return }
+        delegate.controllerWillChangeContent(self)
+        for change in changes.sections { delegate.controller(self, didChangeSection: change.name, at: change.index, for: change.type) }
+        for change in changes.rows {
+            guard let object = (objects[change.objectID] ?? members[change.objectID]?.object) as? Object else { continue }
+            delegate.controller(self, didChange: object, at: change.indexPath, for: change.type, newIndexPath: change.newIndexPath)
+        }
+        delegate.controllerDidChangeContent(self)
+        delegate.controller(self, didChangeContentWith: changes)
+    }
+}

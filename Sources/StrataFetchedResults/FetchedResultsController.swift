@@ -1,0 +1,218 @@
+public import Strata
+
+/// A section of a controller's results.
+///
+/// For example:
+/// ```swift
+/// for section in controller.sections { print(section.name, section.numberOfObjects) }
+/// ```
+public struct FetchedSection<Object: ManagedObject> {
+    /// The section's name: the section key's value as text (empty for an unsectioned controller).
+    public let name: String
+    let entries: [ResultsIndex.Entry]
+    /// How many objects the section holds.
+    public var numberOfObjects: Int { entries.count }
+    /// The section's objects in order (faults stay faults).
+    public var objects: [Object] { entries.compactMap { $0.object as? Object } }
+    /// The IDs of the section's objects in order (the IDs they were sorted with).
+    public var objectIDs: [ObjectID] { entries.map(\.id) }
+}
+
+/// Receives a controller's change reports on its context's queue, once per change batch:
+/// `controllerWillChangeContent`, then section changes, then row changes, then
+/// `controllerDidChangeContent` and the whole batch as ``FetchedResultsChanges``. Every
+/// method has an empty default.
+///
+/// For example:
+/// ```swift
+/// final class Printer: FetchedResultsControllerDelegate {
+///     func controller(_ c: FetchedResultsController<Note>, didChange object: Note, at old: FetchedIndexPath?,
+///                     for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?) { print(type, old, newIndexPath) }
+/// }
+/// ```
+public protocol FetchedResultsControllerDelegate<Object>: AnyObject {
+    /// The controller's object type.
+    associatedtype Object: ManagedObject
+    /// A batch begins.
+    func controllerWillChangeContent(_ controller: FetchedResultsController<Object>)
+    /// A section was inserted (new index) or deleted (old index).
+    func controller(_ controller: FetchedResultsController<Object>, didChangeSection name: String, at index: Int, for type: FetchedResultsChangeType)
+    /// A row was inserted, deleted, moved or updated.
+    func controller(_ controller: FetchedResultsController<Object>, didChange object: Object, at indexPath: FetchedIndexPath?,
+                    for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?)
+    /// A batch ended.
+    func controllerDidChangeContent(_ controller: FetchedResultsController<Object>)
+    /// The whole batch, by object ID (called after `controllerDidChangeContent`).
+    func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith changes: FetchedResultsChanges)
+}
+
+extension FetchedResultsControllerDelegate {
+    public func controllerWillChangeContent(_ controller: FetchedResultsController<Object>) {}
+    public func controller(_ controller: FetchedResultsController<Object>, didChangeSection name: String, at index: Int, for type: FetchedResultsChangeType) {}
+    public func controller(_ controller: FetchedResultsController<Object>, didChange object: Object, at indexPath: FetchedIndexPath?,
+                           for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?) {}
+    public func controllerDidChangeContent(_ controller: FetchedResultsController<Object>) {}
+    public func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith changes: FetchedResultsChanges) {}
+}
+
+/// Keeps a sorted, optionally sectioned result of a fetch request up to date as its context
+/// changes, and reports each change batch to a delegate with index paths.
+///
+/// It lives on its context's queue like the context's objects: create it, call it and read it
+/// there (inside `perform`/`performAndWait`, or on the main queue for a main-queue context);
+/// it is not `Sendable`, and its delegate is called on that queue. It follows every save of the
+/// context, every merge into it, and the unsaved changes published by
+/// `context.processPendingChanges()`.
+///
+/// For example:
+/// ```swift
+/// var request = FetchRequest<Note>(sortKeys: [SortKey("folderName"), SortKey("title")])
+/// request.fetchBatchSize = 50
+/// let controller = try FetchedResultsController(fetchRequest: request, context: main, sectionKeyPath: "folderName")
+/// controller.delegate = myDelegate
+/// try controller.performFetch()
+/// let first = controller.object(at: FetchedIndexPath(section: 0, row: 0))
+/// ```
+public final class FetchedResultsController<Object: ManagedObject> {
+    /// The context the controller follows.
+    public let context: ObjectContext
+    /// The request; change it, then call ``performFetch()`` (or use ``refetch(with:)`` to get a difference reported).
+    public var fetchRequest: FetchRequest<Object>
+    /// The key path the results are grouped by: that of the first sort key, or nil.
+    public let sectionKeyPath: String?
+    /// Receives change reports (held weakly).
+    public weak var delegate: (any FetchedResultsControllerDelegate<Object>)?
+    /// While true, changes update the results silently (see ``performManualReorder(_:)``).
+    public internal(set) var isManuallyReordering = false
+    /// Whether ``performFetch()`` has run.
+    public private(set) var hasFetched = false
+
+    var index: ResultsIndex
+    /// Every fetched object by current ID, with the ID and values it is sorted by.
+    var members: [ObjectID: Member] = [:]
+    /// The key of each fetched object in `members`.
+    var objectKeys: [ObjectIdentifier: ObjectID] = [:]
+    /// The latest values of changed keys the controller has taken in, by result: an update
+    /// carrying only these values again (the save of processed changes, the save after a
+    /// manual reorder) is an echo and is not reported.
+    var shownValues: [ObjectID: [String: PropertyValue]] = [:]
+    private var observation: ChangeObservation?
+
+    struct Member {
+        let object: ManagedObject
+        var indexedID: ObjectID
+        var values: [PropertyValue]?
+    }
+
+    /// Creates a controller. The request needs at least one sort key; a section key path must
+    /// be the key path of the first sort key (so sections are contiguous in the order).
+    ///
+    /// - Throws: ``FetchedResultsError`` for a request without order, or Strata's errors for a
+    ///   request that does not fit the model.
+    public init(fetchRequest: FetchRequest<Object>, context: ObjectContext, sectionKeyPath: String? = nil) throws {
+        guard let first = fetchRequest.sortKeys.first else { throw FetchedResultsError.missingSortKey }
+        if let sectionKeyPath, sectionKeyPath != first.keyPath {
+            throw FetchedResultsError.sectionKeyNotFirstSortKey(sectionKeyPath: sectionKeyPath, firstSortKey: first.keyPath)
+        }
+        self.context = context
+        self.fetchRequest = fetchRequest
+        self.sectionKeyPath = sectionKeyPath
+        self.index = ResultsIndex(evaluator: try fetchRequest.evaluator(in: context), isSectioned: sectionKeyPath != nil)
+        let box = WeakController(self)
+        observation = context.observeChanges { changes in box.controller?.handle(changes) }
+    }
+
+    /// Fetches the results (honouring `fetchBatchSize`: past the first page objects stay faults
+    /// when unsectioned; a sectioned controller reads every object's section key). Reports nothing.
+    ///
+    /// For example:
+    /// ```swift
+    /// try context.performAndWait { try controller.performFetch() }
+    /// ```
+    public func performFetch() throws {
+        guard let first = fetchRequest.sortKeys.first else { throw FetchedResultsError.missingSortKey }
+        if let sectionKeyPath, sectionKeyPath != first.keyPath {
+            throw FetchedResultsError.sectionKeyNotFirstSortKey(sectionKeyPath: sectionKeyPath, firstSortKey: first.keyPath)
+        }
+        let statistics = index.statistics
+        index = ResultsIndex(evaluator: try fetchRequest.evaluator(in: context), isSectioned: sectionKeyPath != nil)
+        index.statistics = statistics
+        let objects = try context.fetch(fetchRequest)
+        index.load(objects, readValues: sectionKeyPath != nil || fetchRequest.fetchBatchSize <= 0)
+        members = [:]
+        objectKeys = [:]
+        members.reserveCapacity(objects.count)
+        objectKeys.reserveCapacity(objects.count)
+        for section in index.sections {
+            for entry in section.entries {
+                members[entry.id] = Member(object: entry.object, indexedID: entry.id, values: entry.values)
+                objectKeys[ObjectIdentifier(entry.object)] = entry.id
+            }
+        }
+        shownValues = [:]
+        hasFetched = true
+    }
+
+    /// The sections in order (one, possibly empty, when there is no section key path).
+    public var sections: [FetchedSection<Object>] {
+        index.sections.map { FetchedSection(name: $0.name, entries: $0.entries) }
+    }
+
+    /// Every result in order, across sections.
+    public var fetchedObjects: [Object] {
+        index.sections.flatMap { $0.entries.compactMap { $0.object as? Object } }
+    }
+
+    /// The object at `indexPath` (which must be valid).
+    public func object(at indexPath: FetchedIndexPath) -> Object {
+        guard let object = index.sections[indexPath.section].entries[indexPath.row].object as? Object else {
+            preconditionFailure("The controller holds only \(Object.self) objects.")  // programmer error: fetched with FetchRequest<Object>
+        }
+        return object
+    }
+
+    /// Where `object` is in the results, or nil (O(log n) for objects whose values were read).
+    public func indexPath(for object: Object) -> FetchedIndexPath? {
+        guard let member = members[object.objectID], member.object === object else { return nil }
+        return index.locate(object, values: member.values, id: member.indexedID)
+    }
+
+    /// The results as section names and object IDs, for diffable data sources (O(n)).
+    public var snapshot: FetchedResultsSnapshot {
+        FetchedResultsSnapshot(sections: index.sections.map { .init(name: $0.name, objectIDs: $0.entries.map(\.id)) })
+    }
+
+    /// Counts of the work done so far (comparisons, evaluations): how tests prove a change
+    /// report costs O(log n), not O(n).
+    public var statistics: FetchedResultsStatistics { index.statistics }
+
+    /// Replaces the request, fetches again and reports the difference to the delegate as one
+    /// batch (used by ``FetchedDataSource`` when the search term or constraint changes).
+    ///
+    /// For example:
+    /// ```swift
+    /// var request = controller.fetchRequest
+    /// request.predicate = try ObjectPredicate("title CONTAINS[c] %@", "milk")
+    /// let changes = try controller.refetch(with: request)
+    /// ```
+    @discardableResult
+    public func refetch(with request: FetchRequest<Object>) throws -> FetchedResultsChanges {
+        let old = snapshot
+        let oldFetched = hasFetched
+        var objects = members.mapValues(\.object)
+        fetchRequest = request
+        try performFetch()
+        guard oldFetched else { return FetchedResultsChanges() }
+        let changes = snapshot.difference(from: old)
+        for (id, member) in members { objects[id] = member.object }
+        report(changes, objects: objects)
+        return changes
+    }
+}
+
+/// Lets the context's observer reach the controller without keeping it alive. Used only on
+/// the context's queue, where the observer is called.
+final class WeakController<Object: ManagedObject>: @unchecked Sendable {  // safe: touched only on the context's queue
+    weak var controller: FetchedResultsController<Object>?
+    init(_ controller: FetchedResultsController<Object>) { self.controller = controller }
+}

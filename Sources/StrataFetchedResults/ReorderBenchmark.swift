@@ -1,0 +1,109 @@
+public import Strata
+import Foundation
+
+/// What a ``ReorderBenchmark`` run measured.
+///
+/// For example:
+/// ```swift
+/// print(result.delegateCallsDuringMoves, result.positionsWritten, result.elapsedSeconds)
+/// ```
+public struct ReorderBenchmarkResult: Sendable, Hashable {
+    /// Rows in the list.
+    public var rows: Int
+    /// Manual moves made.
+    public var moves: Int
+    /// Delegate calls made while the moves ran (must be 0).
+    public var delegateCallsDuringMoves: Int
+    /// Position values written by all moves.
+    public var positionsWritten: Int
+    /// Wall time of the moves (with their saves), in seconds.
+    public var elapsedSeconds: Double
+    /// Whether the controller equalled a fresh fetch afterwards.
+    public var matchesFreshFetch: Bool
+}
+
+/// The `reorder` scenario: a list of N rows ordered by an integer position attribute, M seeded
+/// random manual moves, each inside ``FetchedResultsController/performManualReorder(_:)`` with
+/// the fewest position writes and a save. For the Sandbox and tests.
+///
+/// For example:
+/// ```swift
+/// let result = try context.performAndWait {
+///     try ReorderBenchmark.run(context: context, entityName: "Row", positionKey: "position", rows: 1_000, moves: 200, seed: 42)
+/// }
+/// ```
+public enum ReorderBenchmark {
+    /// Inserts `rows` objects of `entityName` (positions 0, 1, … after any existing ones), saves,
+    /// then makes `moves` seeded moves, saving after each when `savesEachMove`. Call it on
+    /// `context`'s queue.
+    ///
+    /// - Throws: Strata's errors (an unknown entity or key, a failed save).
+    public static func run(context: ObjectContext, entityName: String, positionKey: String, rows: Int, moves: Int,
+                           seed: UInt64, savesEachMove: Bool = true) throws -> ReorderBenchmarkResult {
+        var request = FetchRequest<ManagedObject>(entityName: entityName, sortKeys: [SortKey(positionKey)])
+        let existing = try context.count(for: request)
+        for i in 0..<rows {
+            let object = try context.insert(entityNamed: entityName)
+            try object.setValue(Int64(existing + i), forKey: positionKey)
+        }
+        try context.save()
+        request.includesPendingChanges = true
+        let controller = try FetchedResultsController(fetchRequest: request, context: context)
+        let counter = CallCounter()
+        controller.delegate = counter
+        try controller.performFetch()
+
+        var generator = SplitMix64(seed: seed)
+        var written = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        let total = controller.sections[0].numberOfObjects
+        if total > 1 {
+            for _ in 0..<moves {
+                let source = Int(generator.next() % UInt64(total))
+                let destination = Int(generator.next() % UInt64(total))
+                try controller.performManualReorder {
+                    written += try controller.moveObject(from: FetchedIndexPath(section: 0, row: source),
+                                                         to: FetchedIndexPath(section: 0, row: destination), positionKey: positionKey)
+                    if savesEachMove { try context.save() }
+                }
+            }
+        }
+        if !savesEachMove { try controller.performManualReorder { try context.save() } }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let calls = counter.calls
+        let fresh = try context.fetchObjectIDs(request)
+        return ReorderBenchmarkResult(rows: total, moves: moves, delegateCallsDuringMoves: calls, positionsWritten: written,
+                                      elapsedSeconds: elapsed, matchesFreshFetch: fresh == controller.snapshot.itemIdentifiers)
+    }
+
+    /// Counts every delegate call.
+    private final class CallCounter: FetchedResultsControllerDelegate {
+        var calls = 0
+        func controllerWillChangeContent(_ controller: FetchedResultsController<ManagedObject>) { calls += 1 }
+        func controller(_ controller: FetchedResultsController<ManagedObject>, didChangeSection name: String, at index: Int, for type: FetchedResultsChangeType) { calls += 1 }
+        func controller(_ controller: FetchedResultsController<ManagedObject>, didChange object: ManagedObject, at indexPath: FetchedIndexPath?,
+                        for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?) { calls += 1 }
+        func controllerDidChangeContent(_ controller: FetchedResultsController<ManagedObject>) { calls += 1 }
+    }
+}
+
+/// A small seeded generator (SplitMix64), so runs repeat exactly.
+///
+/// For example:
+/// ```swift
+/// var generator = SplitMix64(seed: 7)
+/// let roll = generator.next() % 6
+/// ```
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    /// Creates a generator from a seed.
+    public init(seed: UInt64) { state = seed }
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

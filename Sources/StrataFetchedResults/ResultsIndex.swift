@@ -1,0 +1,157 @@
+import Strata
+
+/// Counts of the work a controller did, for tests and diagnostics: a change report's cost is
+/// measured in comparisons and evaluations, not time.
+///
+/// For example:
+/// ```swift
+/// let before = controller.statistics.comparisons
+/// try context.save()
+/// print(controller.statistics.comparisons - before)   // ~2·log2(n) for one update
+/// ```
+public struct FetchedResultsStatistics: Hashable, Sendable {
+    /// Sort-value comparisons (each compares up to every sort key, then IDs).
+    public var comparisons = 0
+    /// Predicate evaluations of changed objects.
+    public var evaluations = 0
+    /// Times an object's sort values were read from the object.
+    public var sortValueReads = 0
+    /// Rows found by a linear scan (only for never-read faults of a batched fetch).
+    public var linearScans = 0
+}
+
+/// The ordered in-memory results: sections sorted by the first sort key (then name), each
+/// holding entries sorted by all sort keys then ID. Every lookup is a binary search.
+final class ResultsIndex {
+    struct Entry {
+        let object: ManagedObject
+        /// The ID the entry was sorted with (the tie-break).
+        var id: ObjectID
+        /// The sort values the entry was sorted with; nil for a fault never read (batched fetch).
+        var values: [PropertyValue]?
+    }
+
+    final class Section {
+        let name: String
+        /// The first sort key's value of the section's objects (nil when unsectioned).
+        let key: PropertyValue
+        var entries: [Entry] = []
+        init(name: String, key: PropertyValue) {
+            self.name = name
+            self.key = key
+        }
+    }
+
+    let evaluator: FetchEvaluator
+    let isSectioned: Bool
+    var sections: [Section] = []
+    var statistics = FetchedResultsStatistics()
+
+    init(evaluator: FetchEvaluator, isSectioned: Bool) {
+        self.evaluator = evaluator
+        self.isSectioned = isSectioned
+        if !isSectioned { sections = [Section(name: "", key: .null)] }
+    }
+
+    /// The sort values of `object` now (counted).
+    func currentValues(of object: ManagedObject) -> [PropertyValue] {
+        statistics.sortValueReads += 1
+        return evaluator.sortValues(of: object)
+    }
+
+    /// The values of entry `row` of `section`, read and cached if it was never read.
+    func values(at row: Int, in section: Section) -> [PropertyValue] {
+        if let values = section.entries[row].values { return values }
+        let values = currentValues(of: section.entries[row].object)
+        section.entries[row].values = values
+        return values
+    }
+
+    /// Rebuilds the index from objects in fetch order.
+    func load(_ objects: [ManagedObject], readValues: Bool) {
+        sections = isSectioned ? [] : [Section(name: "", key: .null)]
+        for object in objects {
+            let values: [PropertyValue]? = (readValues || !object.isFault) ? currentValues(of: object) : nil
+            let entry = Entry(object: object, id: object.objectID, values: values)
+            if isSectioned, let values {
+                let name = sectionName(for: values[0])
+                if sections.last?.name != name { sections.append(Section(name: name, key: values[0])) }
+            }
+            sections[sections.count - 1].entries.append(entry)
+        }
+    }
+
+    /// Compares a section key and name with a section's (counted).
+    private func compareSection(_ key: PropertyValue, _ name: String, _ section: Section) -> Int {
+        statistics.comparisons += 1
+        let order = evaluator.compareValue(key, section.key, key: 0)
+        if order != 0 { return order }
+        if name == section.name { return 0 }
+        return name.utf8.lexicographicallyPrecedes(section.name.utf8) ? -1 : 1
+    }
+
+    /// The index of the section for `values` (found), or where it would be inserted.
+    func sectionIndex(for values: [PropertyValue]) -> (index: Int, found: Bool) {
+        guard isSectioned else { return (0, true) }
+        let key = values[0]
+        let name = sectionName(for: key)
+        var low = 0, high = sections.count
+        while low < high {
+            let mid = (low + high) / 2
+            let order = compareSection(key, name, sections[mid])
+            if order == 0 { return (mid, true) }
+            if order > 0 { low = mid + 1 } else { high = mid }
+        }
+        return (low, false)
+    }
+
+    /// The row of (`values`, `id`) in `section` (found), or where it would be inserted.
+    func row(for values: [PropertyValue], id: ObjectID, in section: Section) -> (index: Int, found: Bool) {
+        var low = 0, high = section.entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            statistics.comparisons += 1
+            let order = evaluator.compare(values, id, self.values(at: mid, in: section), section.entries[mid].id)
+            if order == 0 { return (mid, true) }
+            if order > 0 { low = mid + 1 } else { high = mid }
+        }
+        return (low, false)
+    }
+
+    /// Where `object` (sorted with `values` and `id`) is: by binary search, or by a linear
+    /// scan when `values` is nil (a never-read fault) or the search misses.
+    func locate(_ object: ManagedObject, values: [PropertyValue]?, id: ObjectID) -> FetchedIndexPath? {
+        if let values {
+            let (s, sectionFound) = sectionIndex(for: values)
+            if sectionFound, s < sections.count {
+                let (r, found) = row(for: values, id: id, in: sections[s])
+                if found, sections[s].entries[r].object === object { return FetchedIndexPath(section: s, row: r) }
+            }
+        }
+        statistics.linearScans += 1
+        for (s, section) in sections.enumerated() {
+            if let r = section.entries.firstIndex(where: { $0.object === object }) { return FetchedIndexPath(section: s, row: r) }
+        }
+        return nil
+    }
+
+    /// Inserts an entry at its sorted place, making its section when needed; returns whether
+    /// a section was made.
+    @discardableResult
+    func insert(_ entry: Entry, values: [PropertyValue]) -> Bool {
+        let (s, found) = sectionIndex(for: values)
+        var made = false
+        if !found {
+            sections.insert(Section(name: sectionName(for: values[0]), key: values[0]), at: s)
+            made = true
+        }
+        let (r, _) = row(for: values, id: entry.id, in: sections[s])
+        sections[s].entries.insert(entry, at: r)
+        return made
+    }
+
+    /// The current index path of an entry sorted by (`values`, `id`) after all mutations.
+    func path(of object: ManagedObject, values: [PropertyValue], id: ObjectID) -> FetchedIndexPath? {
+        locate(object, values: values, id: id)
+    }
+}
