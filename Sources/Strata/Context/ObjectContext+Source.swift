@@ -50,15 +50,25 @@ extension ObjectContext {
     func snapshots(of entity: EntityDescription, ids: [ObjectID]) throws(StrataError) -> [RowSnapshot] {
         var result: [RowSnapshot] = []
         var missing: [ObjectID] = []
+        var askedAs: [ObjectID: ObjectID] = [:]   // permanent ID → the temporary one a child still uses
         for id in ids {
-            if let object = registered[id], !object.lifecycle.isFault {
+            let current = id.isTemporary ? (permanentIDByTemporary[id] ?? id) : id
+            if current != id { askedAs[current] = id }
+            if let object = registered[current], !object.lifecycle.isFault {
                 if object.lifecycle.isDeleted || object.valueErrors[-1] != nil { continue }
-                result.append(snapshot(of: object))
+                var row = snapshot(of: object)
+                row.id = id                        // answer under the ID the child asked with
+                result.append(row)
             } else {
-                missing.append(id)
+                missing.append(current)
             }
         }
-        if !missing.isEmpty { result += try sourceRows(of: entity, ids: missing) }
+        if !missing.isEmpty {
+            for var row in try sourceRows(of: entity, ids: missing) {
+                if let asked = askedAs[row.id] { row.id = asked }
+                result.append(row)
+            }
+        }
         return result
     }
 
@@ -79,8 +89,11 @@ extension ObjectContext {
     func related(of entity: EntityDescription, relationship index: Int, ids: [ObjectID]) throws(StrataError) -> [ObjectID: [ObjectID]] {
         var result: [ObjectID: [ObjectID]] = [:]
         var missing: [ObjectID] = []
+        var askedAs: [ObjectID: ObjectID] = [:]
         for id in ids {
-            guard let object = registered[id], !object.lifecycle.isFault else { missing.append(id); continue }
+            let current = id.isTemporary ? (permanentIDByTemporary[id] ?? id) : id
+            if current != id { askedAs[current] = id }
+            guard let object = registered[current], !object.lifecycle.isFault else { missing.append(current); continue }
             switch object.relationValues[index] {
             case .toMany(let targets): result[id] = targets.filter { !$0.lifecycle.isDeleted }.map(\.objectID)
             case .toOne(let target): result[id] = target.map { [$0.objectID] } ?? []
@@ -90,7 +103,7 @@ extension ObjectContext {
         }
         if !missing.isEmpty {
             let below = try sourceRelated(of: entity, relationship: index, ids: missing)
-            for id in missing { result[id] = (below[id] ?? []).filter { registered[$0]?.lifecycle.isDeleted != true } }
+            for id in missing { result[askedAs[id] ?? id] = (below[id] ?? []).filter { registered[$0]?.lifecycle.isDeleted != true } }
         }
         return result
     }
