@@ -1,5 +1,6 @@
 public import Foundation
 import GRDBSQLite
+public import Strata
 
 /// The floor every rate is compared to: the SQLite C API with nothing above it — one
 /// connection (WAL, `synchronous = NORMAL`, as the engine opens its stores), one prepared
@@ -11,6 +12,20 @@ import GRDBSQLite
 /// let seconds = try RawSQLiteInsert.insert(data, into: url)
 /// ```
 public enum RawSQLiteInsert {
+    /// How many times the reference is measured (the best counts: the floor is what SQLite can do).
+    public static let repetitions = 3
+
+    /// The best of `count` inserts of `data`, each into a fresh file with the engine's schema.
+    public static func bestOf(_ count: Int, _ data: SourceData, scratch: ScratchDirectory, model: ObjectModel, first: URL? = nil) async throws -> Double {
+        var best = Double.infinity
+        for i in 0..<max(1, count) {
+            let url = i == 0 ? (first ?? scratch.newFile("raw")) : scratch.newFile("raw")
+            if i > 0 || first == nil { try await BaselineScenario.createSchema(at: url, model: model) }
+            best = min(best, try insert(data, into: url))
+        }
+        return best
+    }
+
     /// Inserts every book of `data` into the `Book` table of the store at `url`; returns the
     /// seconds of the transaction (opening the connection is not counted).
     public static func insert(_ data: SourceData, into url: URL) throws -> Double {

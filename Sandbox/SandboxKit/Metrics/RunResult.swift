@@ -40,6 +40,8 @@ public struct RunResult: Sendable, Codable, Hashable {
     public var stallsOver250Ms: Int
     /// Peak resident set size (VmHWM), bytes.
     public var peakRSSBytes: UInt64
+    /// Resident set size when the run started (memory still held by earlier runs in this process), bytes.
+    public var rssAtStartBytes: UInt64
     /// `run` when the peak was reset before this run, `process` when it covers the whole process.
     public var peakRSSScope: String
     /// Objects registered in the main context at the end (0 for runs without a stack).

@@ -15,7 +15,7 @@ public struct ComparisonTable: Sendable {
 
     /// The column headings.
     public static let headings = ["scenario", "stack", "objects", "wall s", "objects/s", "x raw", "main busy s", "busy %",
-                                  "p50 ms", "p99 ms", "max ms", ">=16.7", ">=100", ">=250", "peak RSS MB", "in main", "merges", "check"]
+                                  "p50 ms", "p99 ms", "max ms", ">=16.7", ">=100", ">=250", "peak RSS MB", "RSS at start", "in main", "merges", "check"]
 
     /// One row of cells per result.
     public func rows() -> [[String]] {
@@ -25,7 +25,7 @@ public struct ComparisonTable: Sendable {
              Self.format(r.mainBusySeconds, 3), Self.format(r.mainBusyShare * 100, 2),
              Self.format(r.stallP50Ms, 2), Self.format(r.stallP99Ms, 2), Self.format(r.stallMaxMs, 1),
              "\(r.stallsOver16Ms)", "\(r.stallsOver100Ms)", "\(r.stallsOver250Ms)",
-             Self.format(Double(r.peakRSSBytes) / 1_048_576, 1), "\(r.registeredInMain)", "\(r.mergesIntoMain)", r.check == "ok" ? "ok" : "FAIL"]
+             Self.format(Double(r.peakRSSBytes) / 1_048_576, 1), Self.format(Double(r.rssAtStartBytes) / 1_048_576, 1), "\(r.registeredInMain)", "\(r.mergesIntoMain)", r.check == "ok" ? "ok" : "FAIL"]
         }
     }
 

@@ -40,9 +40,8 @@ public struct SandboxRunner: Sendable {
         var context = RunContext(model: model, data: data, scratch: scratch, log: log, rawRate: nil)
         // The reference rate: the baseline's raw SQLite row when it runs, otherwise measured first, silently.
         if !scenarios.contains(where: { $0 == BaselineScenario.self }) {
-            let url = scratch.newFile("raw-reference")
-            try await BaselineScenario.createSchema(at: url, model: model)
-            context.rawRate = Double(data.books.count) / max(1e-9, try RawSQLiteInsert.insert(data, into: url))
+            let seconds = try await RawSQLiteInsert.bestOf(RawSQLiteInsert.repetitions, data, scratch: scratch, model: model)
+            context.rawRate = Double(data.books.count) / max(1e-9, seconds)
         }
         var records: [RunRecord] = []
         for type in scenarios {
@@ -91,6 +90,8 @@ public struct SandboxRunner: Sendable {
         await observer.settle()
 
         let before = observer.snapshot()
+        PeakMemory.releaseFreedMemory()
+        let rssAtStart = PeakMemory.currentBytes() ?? 0
         let perRunPeak = PeakMemory.resetPeak()
         let heartbeat = Heartbeat()
         heartbeat.start()
@@ -115,7 +116,7 @@ public struct SandboxRunner: Sendable {
             mainBusySeconds: busy, mainBusyShare: busy / max(wall, 1e-9),
             heartbeats: stalls.beats, stallP50Ms: stalls.p50Ms, stallP99Ms: stalls.p99Ms, stallMaxMs: stalls.maxMs,
             stallsOver16Ms: stalls.over16Ms, stallsOver100Ms: stalls.over100Ms, stallsOver250Ms: stalls.over250Ms,
-            peakRSSBytes: peak, peakRSSScope: perRunPeak ? "run" : "process",
+            peakRSSBytes: peak, rssAtStartBytes: rssAtStart, peakRSSScope: perRunPeak ? "run" : "process",
             registeredInMain: registered,
             mergesIntoMain: kind == .hybrid ? after.merges - before.merges : outcome.pushesThroughMain,
             mainChangeSets: after.changeSets - before.changeSets,
