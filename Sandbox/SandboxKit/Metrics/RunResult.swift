@@ -46,7 +46,7 @@ public struct RunResult: Sendable, Codable, Hashable {
     public var peakRSSScope: String
     /// Objects registered in the main context at the end (0 for runs without a stack).
     public var registeredInMain: Int
-    /// Import change sets merged into main (the hybrid stack) or child saves pushed through main (the others).
+    /// Import change sets merged into main (the hybrid stack) plus child saves pushed through main.
     public var mergesIntoMain: Int
     /// Change sets main published (pushes, merges, its own saves): what the UI refetched after.
     public var mainChangeSets: Int

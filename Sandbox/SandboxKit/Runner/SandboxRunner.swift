@@ -118,7 +118,7 @@ public struct SandboxRunner: Sendable {
             stallsOver16Ms: stalls.over16Ms, stallsOver100Ms: stalls.over100Ms, stallsOver250Ms: stalls.over250Ms,
             peakRSSBytes: peak, rssAtStartBytes: rssAtStart, peakRSSScope: perRunPeak ? "run" : "process",
             registeredInMain: registered,
-            mergesIntoMain: kind == .hybrid ? after.merges - before.merges : outcome.pushesThroughMain,
+            mergesIntoMain: after.merges - before.merges + outcome.pushesThroughMain,
             mainChangeSets: after.changeSets - before.changeSets,
             mainQueueWrites: after.mainQueueWrites - before.mainQueueWrites,
             check: outcome.check, detail: outcome.detail, counters: outcome.counters)
