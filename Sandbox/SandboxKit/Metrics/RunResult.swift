@@ -30,13 +30,17 @@ public struct RunResult: Sendable, Codable, Hashable {
     public var mainBusyShare: Double
     /// Heartbeats recorded (one per ms while the main queue was free).
     public var heartbeats: Int
-    /// Heartbeat lateness percentiles and maximum, ms.
+    /// Median heartbeat lateness, ms.
     public var stallP50Ms: Double
+    /// 99th-percentile heartbeat lateness, ms.
     public var stallP99Ms: Double
+    /// Largest heartbeat lateness, ms.
     public var stallMaxMs: Double
-    /// Late beats at ≥ 16.7, ≥ 100, ≥ 250 ms.
+    /// Beats at least 16.7 ms late (a missed 60 Hz frame).
     public var stallsOver16Ms: Int
+    /// Beats at least 100 ms late.
     public var stallsOver100Ms: Int
+    /// Beats at least 250 ms late.
     public var stallsOver250Ms: Int
     /// Peak resident set size (VmHWM), bytes.
     public var peakRSSBytes: UInt64

@@ -11,9 +11,13 @@ public import Foundation
 public struct SourceData: Sendable {
     /// One book's values.
     public struct BookRow: Sendable {
+        /// The title.
         public let title: String
+        /// The publication date.
         public let published: Date
+        /// 0–5.
         public let rating: Int64
+        /// The row's index, 0-based: the list's sort key.
         public let position: Int64
         /// Which author (0-based) the book belongs to; books of one author are contiguous.
         public let authorIndex: Int

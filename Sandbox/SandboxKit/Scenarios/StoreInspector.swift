@@ -11,8 +11,11 @@ public import Strata
 public enum StoreInspector {
     /// One stored book's values.
     public struct StoredBook: Sendable, Hashable {
+        /// The stored title.
         public var title: String
+        /// The stored rating.
         public var rating: Int64
+        /// Whether the row has an author.
         public var hasAuthor: Bool
     }
 
