@@ -15,11 +15,14 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataStacks", targets: ["StrataStacks"]),
         .library(name: "StrataFetchedResults", targets: ["StrataFetchedResults"]),
+        .executable(name: "Sandbox", targets: ["Sandbox"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         .target(
@@ -39,6 +42,30 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "StrataStacks", dependencies: ["Strata"], swiftSettings: swiftSettings),
+        // The Sandbox: scenarios, metrics, heartbeat and report in a library (so tests run
+        // small-N scenarios in-process), and a thin executable that parses the command line.
+        .target(
+            name: "SandboxKit",
+            dependencies: [
+                "Strata", "StrataStacks",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Sandbox/SandboxKit",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "Sandbox",
+            dependencies: ["SandboxKit", "StrataStacks", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sandbox/Main",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SandboxTests",
+            dependencies: ["SandboxKit", "Strata", "StrataStacks"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "StrataStacksTests",
             dependencies: ["StrataStacks", "Strata", .product(name: "GRDB", package: "GRDB.swift")],

@@ -1,0 +1,69 @@
+public import Foundation
+
+/// `--report FILE.html`: one self-contained page (inline CSS and SVG, nothing fetched) with
+/// the comparison table and, per run, a timeline of main-queue stalls.
+///
+/// For example:
+/// ```swift
+/// try HTMLReport(records: records, command: "Sandbox --objects 1000").write(to: url)
+/// ```
+public struct HTMLReport: Sendable {
+    /// The runs.
+    public let records: [RunRecord]
+    /// The command line that produced them.
+    public let command: String
+
+    /// A report of `records`.
+    public init(records: [RunRecord], command: String) {
+        self.records = records
+        self.command = command
+    }
+
+    /// The page.
+    public func render() -> String {
+        let table = ComparisonTable(records.map(\.result))
+        var html = """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8"><title>Strata Sandbox report</title>
+        <style>
+        body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #222; }
+        table { border-collapse: collapse; font-size: 12px; }
+        th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; white-space: nowrap; }
+        th { background: #f0f0f0; } td.text { text-align: left; } td.fail { color: #c00000; font-weight: bold; }
+        h2 { font-size: 15px; margin: 22px 0 4px; } code { background: #f4f4f4; padding: 1px 4px; }
+        .notes { font-size: 12px; color: #555; }
+        </style></head><body>
+        <h1>Strata Sandbox</h1>
+        <p><code>\(Self.escape(command))</code></p>
+        <table><tr>\(ComparisonTable.headings.map { "<th>\(Self.escape($0))</th>" }.joined())</tr>
+
+        """
+        for row in table.rows() {
+            html += "<tr>" + row.enumerated().map { index, cell in
+                let textColumn = index < 2 || index == row.count - 1
+                let css = cell == "FAIL" ? " class=\"fail\"" : textColumn ? " class=\"text\"" : ""
+                return "<td\(css)>\(Self.escape(cell))</td>"
+            }.joined() + "</tr>\n"
+        }
+        html += "</table>\n<ul class=\"notes\">"
+        for note in table.footnotes() { html += "<li>\(Self.escape(note))</li>" }
+        html += "</ul>\n<p class=\"notes\">Stalls: how late each 1 ms heartbeat on the main queue fired (only beats ≥ 1 ms late are drawn; log scale).</p>\n"
+        for record in records {
+            let r = record.result
+            let title = "\(r.variant.map { "\(r.scenario)/\($0)" } ?? r.scenario) on \(r.stack): max \(ComparisonTable.format(r.stallMaxMs, 1)) ms, \(r.stallsOver100Ms) stalls ≥ 100 ms, main busy \(ComparisonTable.format(r.mainBusyShare * 100, 2)) %"
+            html += "<h2>\(Self.escape(title))</h2>\n" + StallTimelineSVG(record: record).render() + "\n"
+        }
+        html += "</body></html>\n"
+        return html
+    }
+
+    /// Writes the page to `url`.
+    public func write(to url: URL) throws {
+        try Data(render().utf8).write(to: url)
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,30 @@
+public import StrataStacks
+
+/// What the Sandbox runs: which stacks and scenarios, on how many objects.
+///
+/// For example:
+/// ```swift
+/// var options = SandboxOptions()
+/// options.objects = 200
+/// options.scenarios = ["import"]
+/// let records = try await SandboxRunner(options: options).run()
+/// ```
+public struct SandboxOptions: Sendable {
+    /// The stacks to run each stack-using scenario on.
+    public var stacks: [StackKind] = StackKind.allCases
+    /// Scenario names, run in this order (the default run: the baselines, then import).
+    public var scenarios: [String] = [BaselineScenario.name, ImportScenario.name]
+    /// Books per run.
+    public var objects = 100_000
+    /// Objects per save (and the paging scenario's page size).
+    public var batch = 1000
+    /// Seed of the source data.
+    public var seed: UInt64 = 1
+    /// How the hybrid stack brings import saves into main.
+    public var importMergeMode: ImportMergeMode = .everySave
+    /// Progress lines on standard error.
+    public var showsProgress = false
+
+    /// The default run.
+    public init() {}
+}
