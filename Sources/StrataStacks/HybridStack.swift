@@ -31,6 +31,8 @@ public final class HybridStack: CoreStack {
     private let pending = Mutex<(changes: ChangeSet?, flushScheduled: Bool)>((nil, false))
     private let merges = Atomic<Int>(0)
     private let observation = Mutex<ChangeObservation?>(nil)
+    /// Deliveries run one after another, in the order the imports saved.
+    private let deliveryQueue = DispatchQueue(label: "strata.hybrid.import-delivery")
 
     /// How many times import changes were merged into main.
     public var mergesIntoMain: Int { merges.load(ordering: .relaxed) }
@@ -91,12 +93,13 @@ public final class HybridStack: CoreStack {
     /// into main (or, notify-only, tells the UI on the main queue).
     private func deliver(_ changes: ChangeSet) {
         let writer = writerContext, main = mainContext, mode = importMergeMode, onImport = self.onImport
-        Task { [self] in
-            try? await writer.perform { writer.merge(changes) }
+        deliveryQueue.async { [self] in
+            // Waiting here blocks only this delivery queue; neither context ever waits on it.
+            writer.performAndWait { writer.merge(changes) }
             if mode == .notifyOnly {
-                if let onImport { await MainActor.run { onImport(changes) } }
+                if let onImport { DispatchQueue.main.async { onImport(changes) } }
             } else {
-                try? await main.perform { main.merge(changes) }
+                main.performAndWait { main.merge(changes) }
                 merges.add(1, ordering: .relaxed)
             }
         }

@@ -197,3 +197,51 @@ import Testing
         #expect(value == 42)
     }
 }
+
+/// Weak references to objects, to see whether a graph is freed.
+final class WeakObjects: @unchecked Sendable {  // safe: written and read on one context's queue, then read after it is gone
+    weak var note: Note?
+    weak var folder: Folder?
+}
+
+@Suite struct MemoryTests {
+    @Test func resetFreesARelatedGraph() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        let weak = WeakObjects()
+        try await context.perform {
+            let folder = context.insert(Folder.self)
+            let note = context.insert(Note.self)
+            note.folder = folder                    // note ⇄ folder hold each other strongly
+            try context.save()
+            weak.note = note
+            weak.folder = folder
+            context.reset()
+        }
+        #expect(weak.note == nil)
+        #expect(weak.folder == nil)
+    }
+
+    @Test func aDroppedContextFreesItsGraph() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, _) = try await makeStore(dir)
+        let weak = WeakObjects()
+        do {
+            let context = ObjectContext(.privateQueue, coordinator: coordinator)
+            try await context.perform {
+                let folder = context.insert(Folder.self)
+                let note = context.insert(Note.self)
+                note.folder = folder
+                try context.save()
+                _ = folder.notes.count
+                weak.note = note
+                weak.folder = folder
+            }
+        }
+        // The context's queue may still be finishing its last block: wait (bounded) for the release.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while weak.note != nil || weak.folder != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(weak.note == nil)
+        #expect(weak.folder == nil)
+    }
+}

@@ -162,3 +162,32 @@ import Testing
         }
     }
 }
+
+@Suite struct PendingWindowTests {
+    /// A limited fetch in a context with unsaved changes reads only the window it can need
+    /// (offset + limit + changed objects), and still returns what a full read would.
+    @Test func limitedFetchWithUnsavedChangesReadsAWindow() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        try await context.perform {
+            for i in 0..<200 { context.insert(Note.self).title = String(format: "n%03d", i) }
+            try context.save()
+        }
+        var request = FetchRequest<Note>(sortKeys: [SortKey("title")])
+        request.fetchLimit = 5
+        request.fetchOffset = 2
+        let limited = request
+        let (titles, sql) = try await coordinator.recordingSQL {
+            try await context.perform { () throws -> [String] in
+                let all = try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")]))
+                all[0].title = "zzz"                      // leaves the window
+                context.delete(all[3])                     // leaves it too
+                context.insert(Note.self).title = "n000a"  // enters it
+                return try context.fetch(limited).map(\.title)
+            }
+        }
+        #expect(titles == ["n002", "n004", "n005", "n006", "n007"])
+        let windowed = sql.last { $0.contains("ORDER BY") }
+        #expect(windowed?.contains("LIMIT") == true)
+    }
+}

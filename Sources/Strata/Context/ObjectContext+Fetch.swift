@@ -18,14 +18,19 @@ extension ObjectContext {
         checkQueue()
         let entity = try entity(for: request)
         let plan = try FetchPlan(request, entity: entity, model: model)
-        let pending = request.includesPendingChanges && hasPendingChanges(of: entity)
+        let pendingCount = request.includesPendingChanges ? pendingChangeCount(of: entity) : 0
+        let pending = pendingCount > 0
+        let window: Int? = pending ? pendingCount : nil
         let asFaults = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
         var objects: [ManagedObject]
         var awakened: [ManagedObject] = []
         if parent != nil {
             var below = request
             below.relationshipKeyPathsForPrefetching = []
-            if pending { below.fetchLimit = 0; below.fetchOffset = 0 }
+            if pending {
+                below.fetchLimit = request.fetchLimit > 0 ? request.fetchOffset + request.fetchLimit + pendingCount : 0
+                below.fetchOffset = 0
+            }
             objects = try sourceObjectIDs(below).map(resolve)
             if asFaults {
                 groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
@@ -33,12 +38,12 @@ extension ObjectContext {
                 awakened = try fill(objects.filter(\.lifecycle.isFault), entity: entity)
             }
         } else if asFaults {
-            objects = try fetchKeys(plan, paged: !pending).map { resolve(ObjectID(entity: entity, key: $0)) }
+            objects = try fetchKeys(plan, pendingChanges: window).map { resolve(ObjectID(entity: entity, key: $0)) }
             groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
         } else {
             let reader = RowReader(entity: entity, model: model)
             var arguments: [DatabaseValue] = []
-            let sql = plan.sql(columns: reader.selectList(alias: "t0"), paged: !pending, arguments: &arguments)
+            let sql = plan.sql(columns: reader.selectList(alias: "t0"), pendingChanges: window, arguments: &arguments)
             let rows = try coordinator.read { db -> [RowSnapshot] in
                 let statement = try db.cachedStatement(sql: sql)
                 statement.setUncheckedArguments(StatementArguments(arguments))
@@ -77,7 +82,7 @@ extension ObjectContext {
             return try fetch(faulting).map(\.objectID)
         }
         if parent != nil { return try sourceObjectIDs(request) }
-        return try fetchKeys(FetchPlan(request, entity: entity, model: model), paged: true).map { ObjectID(entity: entity, key: $0) }
+        return try fetchKeys(FetchPlan(request, entity: entity, model: model), pendingChanges: nil).map { ObjectID(entity: entity, key: $0) }
     }
 
     /// Counts the matching objects without reading them.
@@ -144,7 +149,7 @@ extension ObjectContext {
             }
         }
         var arguments: [DatabaseValue] = []
-        let sql = plan.sql(columns: columns.isEmpty ? "t0._id" : columns.joined(separator: ", "), paged: true, arguments: &arguments)
+        let sql = plan.sql(columns: columns.isEmpty ? "t0._id" : columns.joined(separator: ", "), pendingChanges: nil, arguments: &arguments)
         let rows = try coordinator.read { db in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) }
         var result: [[String: PropertyValue]] = []
         result.reserveCapacity(rows.count)
@@ -175,9 +180,19 @@ extension ObjectContext {
         inserted.contains { $0.entity === entity } || updated.contains { $0.entity === entity } || deleted.contains { $0.entity === entity }
     }
 
-    private func fetchKeys(_ plan: FetchPlan, paged: Bool) throws(StrataError) -> [Int64] {
+    /// How many objects of `entity` this context changed (updated or deleted: each can leave a
+    /// window of stored rows) or inserted (each can enter it); 0 when none.
+    private func pendingChangeCount(of entity: EntityDescription) -> Int {
+        var count = 0
+        for object in inserted where object.entity === entity { count += 1 }
+        for object in updated where object.entity === entity { count += 1 }
+        for object in deleted where object.entity === entity { count += 1 }
+        return count
+    }
+
+    private func fetchKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [Int64] {
         var arguments: [DatabaseValue] = []
-        let sql = plan.sql(columns: "t0._id", paged: paged, arguments: &arguments)
+        let sql = plan.sql(columns: "t0._id", pendingChanges: pendingChanges, arguments: &arguments)
         return try coordinator.read { db in try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) }
     }
 

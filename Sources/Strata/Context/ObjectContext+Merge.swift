@@ -89,7 +89,7 @@ extension ObjectContext {
             updated.remove(object)
             deleted.remove(object)
             object.lifecycle.isDeleted = true
-            object.storageOwner = nil
+            object.detachFromContext()
         }
     }
 

@@ -152,7 +152,6 @@ extension ObjectContext {
         let touched = Array(updated) + Array(deleted) + Array(registered.values.filter { $0.lifecycle.hasChanges && !$0.lifecycle.isInserted })
         for object in inserted {
             registered[object.objectID] = nil
-            object.storageOwner = nil
             object.lifecycle.isDeleted = true
         }
         for object in touched {
@@ -161,15 +160,17 @@ extension ObjectContext {
             object.lifecycle.isDeleted = false
             object.clearChanges()
         }
+        let droppedInserts = Array(inserted)
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
+        for object in droppedInserts { object.detachFromContext() }
     }
 
     /// Forgets every object: the context is as new. Objects obtained before are unusable.
     public func reset() {
         checkQueue()
-        for object in registered.values { object.storageOwner = nil }
+        for object in registered.values { object.detachFromContext() }
         registered.removeAll()
         inserted.removeAll()
         updated.removeAll()

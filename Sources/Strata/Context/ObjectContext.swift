@@ -108,6 +108,12 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         }
     }
 
+    deinit {
+        // Objects reference each other strongly through relationships: cut them loose so the
+        // graph is freed with the context (objects still held elsewhere become detached).
+        for object in registered.values { object.detachFromContext() }
+    }
+
     /// How conflicts are resolved when this context saves, and what a merge does with local
     /// edits. `.error` by default. Set and read it on the context's queue.
     public var mergePolicy: MergePolicy {

@@ -22,11 +22,20 @@ struct FetchPlan {
     }
 
     /// `SELECT <columns> FROM <entity> t0 WHERE … ORDER BY …, t0._id [LIMIT … OFFSET …]`.
-    func sql(columns: String, paged: Bool, arguments: inout [DatabaseValue]) -> String {
+    ///
+    /// With `pendingChanges` objects of the entity changed in memory, the window widens to the
+    /// first `offset + limit + pendingChanges` rows: the changes can push at most that many
+    /// stored rows out of the requested window, and they are folded in afterwards.
+    func sql(columns: String, pendingChanges: Int?, arguments: inout [DatabaseValue]) -> String {
         var sql = "SELECT \(columns) FROM \(quoted(entity.name)) t0"
         if let predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
         sql += " ORDER BY " + CompiledSortKey.orderBy(sortKeys, alias: "t0", model: model)
-        if paged && (limit > 0 || offset > 0) {
+        if let pendingChanges {
+            if limit > 0 {
+                sql += " LIMIT ?"
+                arguments.append(Int64(offset + limit + pendingChanges).databaseValue)
+            }
+        } else if limit > 0 || offset > 0 {
             sql += " LIMIT ? OFFSET ?"
             arguments.append((limit > 0 ? Int64(limit) : -1).databaseValue)
             arguments.append(Int64(offset).databaseValue)

@@ -137,6 +137,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
 
+    /// Cuts the object loose from its context: no owner, no relationship storage. To-one and
+    /// to-many references hold objects strongly in both directions, so this is what lets a
+    /// graph be freed when its context resets or goes away.
+    final func detachFromContext() {
+        storageOwner = nil
+        relationValues = []
+        committedRelations = [:]
+        faultBatch = nil
+    }
+
     /// Records that the object is about to change (captures committed values the first time).
     final func willChange() {
         if !lifecycle.hasChanges {
