@@ -22,6 +22,7 @@ extension ObjectContext {
             }
         }
         object.lifecycle.isDeleted = true
+        notePending(object.entity)
         if object.lifecycle.isInserted || (parent == nil && object.objectID.isTemporary) {
             inserted.remove(object)
             registered[object.objectID] = nil

@@ -24,7 +24,7 @@ extension ObjectContext {
         let asFaults = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
         var objects: [ManagedObject]
         var awakened: [ManagedObject] = []
-        if parent != nil {
+        if readsThroughParent {
             var below = request
             below.relationshipKeyPathsForPrefetching = []
             if pending {
@@ -81,7 +81,7 @@ extension ObjectContext {
             faulting.relationshipKeyPathsForPrefetching = []
             return try fetch(faulting).map(\.objectID)
         }
-        if parent != nil { return try sourceObjectIDs(request) }
+        if readsThroughParent { return try sourceObjectIDs(request) }
         return try fetchKeys(FetchPlan(request, entity: entity, model: model), pendingChanges: nil).map { ObjectID(entity: entity, key: $0) }
     }
 
@@ -94,7 +94,7 @@ extension ObjectContext {
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(StrataError) -> Int {
         checkQueue()
         let entity = try entity(for: request)
-        if (request.includesPendingChanges && hasPendingChanges(of: entity)) || parent != nil { return try fetchObjectIDs(request).count }
+        if (request.includesPendingChanges && hasPendingChanges(of: entity)) || readsThroughParent { return try fetchObjectIDs(request).count }
         let plan = try FetchPlan(request, entity: entity, model: model)
         var arguments: [DatabaseValue] = []
         var sql = "SELECT COUNT(*) FROM \(quoted(entity.name)) t0"

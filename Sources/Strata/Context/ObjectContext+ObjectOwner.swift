@@ -56,6 +56,7 @@ extension ObjectContext: ObjectOwner {
     }
 
     func objectWillChange(_ object: ManagedObject) {
+        notePending(object.entity)
         if !object.lifecycle.isInserted && !object.lifecycle.isDeleted { updated.append(object) }
     }
 }

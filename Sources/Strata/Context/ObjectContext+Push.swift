@@ -39,6 +39,7 @@ extension ObjectContext {
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
+        clearPendingIfNone()
         for object in all { object.didSave() }
         publish(changes)
     }
@@ -72,6 +73,7 @@ extension ObjectContext {
             made.lifecycle.isInserted = true
             registered[object.id] = made
             inserted.append(made)
+            notePending(entity)
         }
         let changed = pushed.inserted + pushed.updated
         for change in changed {

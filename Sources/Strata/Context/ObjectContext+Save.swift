@@ -134,6 +134,7 @@ extension ObjectContext {
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
+        clearPendingIfNone()
         forget(deletedNow + gone)
         for object in saved { object.didSave() }
         return changes
@@ -164,6 +165,7 @@ extension ObjectContext {
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
+        clearPendingIfNone()
         for object in droppedInserts { object.detachFromContext() }
     }
 
@@ -175,6 +177,7 @@ extension ObjectContext {
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
+        clearPendingIfNone()
     }
 
     /// Re-reads `object` from the store. With `mergeChanges: false` its unsaved changes are

@@ -14,7 +14,7 @@ extension ObjectContext {
 
     /// The rows of `ids` as the layer below holds them. IDs with no row are absent.
     func sourceRows(of entity: EntityDescription, ids: [ObjectID]) throws(StrataError) -> [RowSnapshot] {
-        if let parent {
+        if let parent, ids.contains(where: \.isTemporary) || ancestorsMayHavePending(entity) {
             return try parent.syncOnQueue { () throws(StrataError) -> [RowSnapshot] in try parent.snapshots(of: entity, ids: ids) }
         }
         let keys = ids.compactMap(\.primaryKey)
@@ -23,7 +23,8 @@ extension ObjectContext {
 
     /// The destinations of relationship `index` of each of `ids`, as the layer below holds them.
     func sourceRelated(of entity: EntityDescription, relationship index: Int, ids: [ObjectID]) throws(StrataError) -> [ObjectID: [ObjectID]] {
-        if let parent {
+        if let parent, ids.contains(where: \.isTemporary)
+            || ancestorsMayHavePending(entity, model.entities[entity.relationships[index].destinationIndex]) {
             return try parent.syncOnQueue { () throws(StrataError) -> [ObjectID: [ObjectID]] in try parent.related(of: entity, relationship: index, ids: ids) }
         }
         let keys = ids.compactMap(\.primaryKey)

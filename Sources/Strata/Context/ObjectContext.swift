@@ -58,6 +58,11 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     }()
 
     let queue: ContextQueue
+    /// Entities (bit = entity index; all bits when the model has more than 64) this context
+    /// may have unsaved changes of. Readable from any queue, so a child can tell whether it
+    /// must ask its parent or can read the store directly. Bits are set on every change and
+    /// cleared only when nothing is pending, so a stale bit only costs a trip to the parent.
+    let pendingEntities = Atomic<UInt64>(0)
     /// Child contexts (weakly), for auto-merging and telling them new permanent IDs.
     let children = Mutex<[WeakContext]>([])
     /// Change and will-save observers.
@@ -234,6 +239,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         object.lifecycle.isInserted = true
         registered[id] = object
         inserted.append(object)
+        notePending(entity)
         object.awakeFromInsert()
         return object
     }
@@ -323,4 +329,45 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
 struct WeakContext: @unchecked Sendable {  // safe: only the reference is shared; the context is used on its own queue
     weak var context: ObjectContext?
     init(_ context: ObjectContext) { self.context = context }
+}
+
+extension ObjectContext {
+    /// The bit of `entity` in ``pendingEntities``.
+    func pendingBit(_ entity: EntityDescription) -> UInt64 {
+        entity.index < 64 ? 1 << UInt64(entity.index) : .max
+    }
+
+    /// Records that `entity` has unsaved changes here.
+    func notePending(_ entity: EntityDescription) {
+        pendingEntities.bitwiseOr(pendingBit(entity), ordering: .releasing)
+    }
+
+    /// Clears the record once nothing is pending.
+    func clearPendingIfNone() {
+        if inserted.isEmpty && updated.isEmpty && deleted.isEmpty { pendingEntities.store(0, ordering: .releasing) }
+    }
+
+    /// Whether the context reads through its parent: it is a child and some ancestor may hold
+    /// unsaved changes of any entity (a predicate or sort key can reach any of them).
+    var readsThroughParent: Bool {
+        var ancestor = parent
+        while let current = ancestor {
+            if current.pendingEntities.load(ordering: .acquiring) != 0 { return true }
+            ancestor = current.parent
+        }
+        return false
+    }
+
+    /// Whether some ancestor may hold unsaved changes of any of `entities` (then their data
+    /// must be read through the parent; otherwise the store holds the same data).
+    func ancestorsMayHavePending(_ entities: EntityDescription...) -> Bool {
+        var bits: UInt64 = 0
+        for entity in entities { bits |= pendingBit(entity) }
+        var ancestor = parent
+        while let current = ancestor {
+            if current.pendingEntities.load(ordering: .acquiring) & bits != 0 { return true }
+            ancestor = current.parent
+        }
+        return false
+    }
 }
