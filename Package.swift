@@ -47,7 +47,7 @@ let package = Package(
         .target(
             name: "SandboxKit",
             dependencies: [
-                "Strata", "StrataStacks",
+                "Strata", "StrataStacks", "StrataFetchedResults",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -16,6 +16,8 @@ public enum ScenarioRegistry {
         EditorDuringImportScenario.self,
         ConflictsScenario.self,
         PagingScenario.self,
+        ReorderScenario.self,
+        ListDuringImportScenario.self,
     ]
 
     /// The names, for `--help`.
