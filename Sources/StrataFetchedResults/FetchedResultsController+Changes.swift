@@ -57,8 +57,16 @@ extension FetchedResultsController {
 
         // New membership and sort values.
         var newValues: [ObjectID: [PropertyValue]] = [:]
+        // Objects not held yet (merged inserts, say) are faulted in together: one read per
+        // 500 rows, not one per object.
+        let needed = touched.filter { objects[$0] == nil && !changes.deleted.contains($0) }
+        var loaded: [ObjectID: ManagedObject] = [:]
+        if !needed.isEmpty {
+            let ids = Array(needed)
+            for (id, object) in zip(ids, context.objects(with: ids)) { loaded[id] = object }
+        }
         for id in touched where !changes.deleted.contains(id) {
-            let object = objects[id] ?? context.object(with: id)
+            let object = objects[id] ?? loaded[id] ?? context.object(with: id)
             guard !object.isDeleted, object.context === context else { continue }
             index.statistics.evaluations += 1
             guard index.evaluator.matches(object) else { continue }

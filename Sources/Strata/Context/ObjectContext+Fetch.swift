@@ -280,3 +280,22 @@ extension ObjectContext {
         return try coordinator.execute(request)
     }
 }
+
+extension ObjectContext {
+    /// The objects for `ids`, in order: registered ones as they are, faults for the rest,
+    /// grouped per entity so that touching one reads them all (500 rows per query) instead of
+    /// one row per object.
+    ///
+    /// For example:
+    /// ```swift
+    /// let notes = context.objects(with: changes.inserted.filter { $0.entity.name == "Note" })
+    /// ```
+    public func objects(with ids: [ObjectID]) -> [ManagedObject] {
+        checkQueue()
+        let objects = ids.map(resolve)
+        var byEntity: [Int: [ManagedObject]] = [:]
+        for object in objects where object.lifecycle.isFault && object.faultBatch == nil { byEntity[object.entity.index, default: []].append(object) }
+        for group in byEntity.values { groupFaults(group, pageSize: StoreCoordinator.keyChunk) }
+        return objects
+    }
+}
