@@ -8,7 +8,10 @@ public import Foundation
 /// For example:
 /// ```swift
 /// struct UppercaseTransformer: DataTransformer {
-///     func encode(_ value: Any) throws -> Data { Data((value as! String).uppercased().utf8) }
+///     func encode(_ value: Any) throws -> Data {
+///         guard let text = value as? String else { throw TransformerError.wrongType(expected: "String", got: "\(type(of: value))") }
+///         return Data(text.uppercased().utf8)
+///     }
 ///     func decode(_ data: Data) throws -> any Sendable { String(decoding: data, as: UTF8.self) }
 /// }
 /// TransformerRegistry.shared.register(UppercaseTransformer(), as: "uppercase")
