@@ -53,8 +53,13 @@ public final class Heartbeat: Sendable {
     /// Stops beating and returns what was recorded.
     public func stop() -> StallSummary {
         timer.withLock { box in box?.source.cancel(); box = nil }
+        let interval = intervalNanoseconds
         return state.withLock { state in
             let end = DispatchTime.now().uptimeNanoseconds
+            // A stall still in progress when the run ends (the main queue has not beaten since
+            // `last`: one long block, say) counts like a late beat.
+            let since = state.last ?? state.start
+            if end &- since > interval { Self.record(lateness: end &- since - interval, beatAfter: since, in: &state) }
             return StallSummary(
                 beats: state.beats,
                 p50Ms: Double(state.histogram.valueAtPercentile(50)) / 1000,
@@ -73,16 +78,20 @@ public final class Heartbeat: Sendable {
             defer { state.last = now }
             guard let last = state.last else { return }
             let gap = now &- last
-            let lateness = gap > interval ? gap - interval : 0
-            state.beats += 1
-            _ = state.histogram.record(lateness / 1000)
-            state.maxNanoseconds = max(state.maxNanoseconds, lateness)
-            if lateness >= 16_700_000 { state.over16 += 1 }
-            if lateness >= 100_000_000 { state.over100 += 1 }
-            if lateness >= 250_000_000 { state.over250 += 1 }
-            if lateness >= Self.timelineThresholdNanoseconds {
-                state.timeline.append(StallSample(offsetSeconds: Double(last &- state.start) / 1e9, latenessMs: Double(lateness) / 1e6))
-            }
+            Self.record(lateness: gap > interval ? gap - interval : 0, beatAfter: last, in: &state)
+        }
+    }
+
+    /// Records one beat that came `lateness` nanoseconds late after the beat at `last`.
+    private static func record(lateness: UInt64, beatAfter last: UInt64, in state: inout State) {
+        state.beats += 1
+        _ = state.histogram.record(lateness / 1000)
+        state.maxNanoseconds = max(state.maxNanoseconds, lateness)
+        if lateness >= 16_700_000 { state.over16 += 1 }
+        if lateness >= 100_000_000 { state.over100 += 1 }
+        if lateness >= 250_000_000 { state.over250 += 1 }
+        if lateness >= timelineThresholdNanoseconds {
+            state.timeline.append(StallSample(offsetSeconds: Double(last &- state.start) / 1e9, latenessMs: Double(lateness) / 1e6))
         }
     }
 }
