@@ -39,3 +39,27 @@ final class MainQueueHold: @unchecked Sendable {  // safe: only semaphores are s
         return summary
     }
 }
+
+@Suite struct HeartbeatFirstBeatTests {
+    /// A block that holds the main queue before the first beat is counted when the beat comes.
+    @Test func aStallBeforeTheFirstBeatIsCounted() async throws {
+        let heartbeat = Heartbeat()
+        let hold = MainQueueHold()
+        let summary = await startHeldThenStop(heartbeat, hold)
+        #expect(summary.over100Ms >= 1)
+    }
+
+    private func startHeldThenStop(_ heartbeat: Heartbeat, _ hold: MainQueueHold) async -> StallSummary {
+        holdAroundStart(heartbeat, hold)
+        // Let the late first beat fire, then stop (the in-progress path would count it too).
+        try? await Task.sleep(for: .milliseconds(20))
+        return heartbeat.stop()
+    }
+
+    private func holdAroundStart(_ heartbeat: Heartbeat, _ hold: MainQueueHold) {
+        hold.begin()                                  // main is held before the heartbeat starts
+        heartbeat.start()
+        Thread.sleep(forTimeInterval: 0.12)
+        hold.end()
+    }
+}

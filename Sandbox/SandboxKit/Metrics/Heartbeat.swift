@@ -76,7 +76,8 @@ public final class Heartbeat: Sendable {
         let interval = intervalNanoseconds
         state.withLock { state in
             defer { state.last = now }
-            guard let last = state.last else { return }
+            // The first beat is measured from the start: a block already running then is a stall too.
+            let last = state.last ?? state.start
             let gap = now &- last
             Self.record(lateness: gap > interval ? gap - interval : 0, beatAfter: last, in: &state)
         }
