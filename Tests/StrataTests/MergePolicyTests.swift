@@ -177,3 +177,51 @@ import Testing
         #expect(check == "ok")
     }
 }
+
+@Suite struct ConflictReportTests {
+    /// A save that resolves a conflict by retrying reports what it wrote, to-one keys included.
+    @Test func aRetryUnderObjectTrumpReportsTheForeignKeyItWrote() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, ours) = try await makeStore(dir)
+        let (noteID, folderID) = try await ours.perform { () throws -> (ObjectID, ObjectID) in
+            let note = ours.insert(Note.self), folder = ours.insert(Folder.self)
+            try ours.save()
+            return (note.objectID, folder.objectID)
+        }
+        let theirs = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await theirs.perform { (try theirs.existingObject(with: noteID) as? Note)?.title = "theirs"; try theirs.save() }
+        let received = Received<ChangeSet>()
+        let token = ours.observeChanges { received.append($0) }
+        try await ours.perform {
+            ours.mergePolicy = .mergeByPropertyObjectTrump
+            let note = try #require(ours.object(with: noteID) as? Note)
+            note.folder = ours.object(with: folderID) as? Folder
+            try ours.save()
+        }
+        _ = token
+        let changes = try #require(received.all.first)
+        #expect(changes.updated[noteID]?["folder"] == .objectID(folderID))
+        #expect(changes.updated[noteID]?["title"] == .string("theirs"))
+    }
+
+    /// A key changed and changed back is not written (nor reported).
+    @Test func aRevertedKeyIsNotWritten() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let id = try await context.perform { () throws -> ObjectID in
+            let note = context.insert(Note.self); note.title = "same"
+            try context.save()
+            return note.objectID
+        }
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await context.perform {
+                let note = try #require(context.object(with: id) as? Note)
+                note.title = "other"; note.title = "same"; note.rating = 2
+                try context.save()
+            }
+        }
+        let update = try #require(sql.first { $0.hasPrefix("UPDATE \"Note\"") })
+        #expect(!update.contains("\"title\""))
+        #expect(update.contains("\"rating\""))
+    }
+}

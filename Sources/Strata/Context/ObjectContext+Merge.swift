@@ -107,12 +107,20 @@ extension ObjectContext {
     func applyPermanentIDs(_ mapping: [ObjectID: ObjectID]) {
         permanentIDByTemporary.merge(mapping) { _, new in new }
         var touched = false
+        var displaced: [ObjectIdentifier: ManagedObject] = [:]   // an instance under the new ID already → the kept one
         for (temporary, permanent) in mapping {
             guard let object = registered.removeValue(forKey: temporary) else { continue }
             object.objectID = permanent
+            // A parent may have named the object by its new ID before this context learned it,
+            // so a fault may already stand for it: keep the object that has the state.
+            if let earlier = registered[permanent], earlier !== object {
+                displaced[ObjectIdentifier(earlier)] = object
+                earlier.detachFromContext()
+            }
             registered[permanent] = object
             touched = true
         }
+        if !displaced.isEmpty { substitute(displaced) }
         guard touched || !mapping.isEmpty else { return }
         for object in registered.values where !object.lifecycle.isFault {
             for (index, value) in object.relationValues.enumerated() {
@@ -120,6 +128,22 @@ extension ObjectContext {
             }
             for (index, value) in object.committedRelations {
                 if case .toOneID(let id?) = value, let permanent = mapping[id] { object.committedRelations[index] = .toOneID(permanent) }
+            }
+        }
+    }
+
+    /// Replaces references to displaced instances by the kept ones in every loaded relationship.
+    private func substitute(_ displaced: [ObjectIdentifier: ManagedObject]) {
+        for candidate in registered.values where !candidate.lifecycle.isFault {
+            for (index, value) in candidate.relationValues.enumerated() {
+                switch value {
+                case .toOne(let target?):
+                    if let kept = displaced[ObjectIdentifier(target)] { candidate.relationValues[index] = .toOne(kept) }
+                case .toMany(let members) where members.contains(where: { displaced[ObjectIdentifier($0)] != nil }):
+                    candidate.relationValues[index] = .toMany(OrderedSet(members.map { displaced[ObjectIdentifier($0)] ?? $0 }))
+                default:
+                    continue
+                }
             }
         }
     }

@@ -123,8 +123,13 @@ extension ObjectContext {
             object.attributeValues = row.attributes
             object.relationValues = row.relationValues
             object.rowVersion = row.version
+            // The row as it now stands: its attributes and the to-ones it stores (a retry under a
+            // merge policy may have written any of them).
             var values: [String: PropertyValue] = [:]
             for (i, attribute) in object.entity.attributes.enumerated() { values[attribute.name] = row.attributes[i] }
+            for (i, relationship) in object.entity.relationships.enumerated() {
+                if case .toOne(let target) = row.relations[i] { values[relationship.name] = target.map(PropertyValue.objectID) ?? .null }
+            }
             if !changes.inserted.contains(object.objectID) { changes.updated[object.objectID] = values }
             changes.versions[object.objectID] = row.version
         }

@@ -154,13 +154,20 @@ struct SaveTransaction {
     }
 
     /// The table columns (positions in `entity.columns`) this object changed.
+    /// Only net changes: a key changed and changed back is neither written nor reported (the
+    /// change set reports the same net changes), so no stale value is written over another
+    /// writer's.
     func changedColumns(of object: ManagedObject) -> [Int] {
         let entity = object.entity
         var columns: [Int] = []
         for (c, column) in entity.columns.enumerated() {
             switch column {
-            case .attribute(let i) where object.changedProperties.contains(i): columns.append(c)
-            case .foreignKey(let i) where object.changedProperties.contains(entity.attributes.count + i): columns.append(c)
+            case .attribute(let i) where object.changedProperties.contains(i):
+                if let committed = object.committedAttributes, committed[i] == object.attributeValues[i] { continue }
+                columns.append(c)
+            case .foreignKey(let i) where object.changedProperties.contains(entity.attributes.count + i):
+                if let committed = object.committedRelations[i], committed.propertyValue == object.relationValues[i].propertyValue { continue }
+                columns.append(c)
             default: continue
             }
         }
