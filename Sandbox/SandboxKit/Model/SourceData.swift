@@ -1,4 +1,5 @@
 public import Foundation
+import StrataFetchedResults
 
 /// The rows an import writes, generated once per run from a seed so that every path (the
 /// stacks, batch insert, GRDB, raw SQLite) writes the same values.
@@ -33,7 +34,7 @@ public struct SourceData: Sendable {
 
     /// Generates `books` rows from `seed`.
     public init(books count: Int, seed: UInt64) {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         books = (0..<count).map { i in
             BookRow(title: "Book \(i) #\(random.next() % 1_000_000)",
                     published: Date(timeIntervalSince1970: 1_600_000_000 + Double(random.next() % 100_000_000)),
