@@ -75,7 +75,7 @@ extension ObjectContext {
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(StrataError) -> [ObjectID] {
         checkQueue()
         let entity = try entity(for: request)
-        if request.includesPendingChanges && hasPendingChanges(of: entity) {
+        if request.includesPendingChanges && pendingChangeCount(of: entity) > 0 {
             var faulting = request
             faulting.returnsObjectsAsFaults = true
             faulting.relationshipKeyPathsForPrefetching = []
@@ -94,7 +94,7 @@ extension ObjectContext {
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(StrataError) -> Int {
         checkQueue()
         let entity = try entity(for: request)
-        if (request.includesPendingChanges && hasPendingChanges(of: entity)) || readsThroughParent { return try fetchObjectIDs(request).count }
+        if (request.includesPendingChanges && pendingChangeCount(of: entity) > 0) || readsThroughParent { return try fetchObjectIDs(request).count }
         let plan = try FetchPlan(request, entity: entity, model: model)
         var arguments: [DatabaseValue] = []
         var sql = "SELECT COUNT(*) FROM \(quoted(entity.name)) t0"
@@ -174,10 +174,6 @@ extension ObjectContext {
             throw StrataError(.invalidRequest, "FetchRequest<\(T.self)> needs an entityName: \(T.self) is not an entity class of this model.")
         }
         return entity
-    }
-
-    private func hasPendingChanges(of entity: EntityDescription) -> Bool {
-        inserted.contains { $0.entity === entity } || updated.contains { $0.entity === entity } || deleted.contains { $0.entity === entity }
     }
 
     /// How many objects of `entity` this context changed (updated or deleted: each can leave a

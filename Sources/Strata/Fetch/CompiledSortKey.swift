@@ -48,7 +48,7 @@ struct CompiledSortKey {
             let order = key.compare(a, b)
             if order != 0 { return order < 0 }
         }
-        return a.predicateObjectID.key < b.predicateObjectID.key
+        return FetchEvaluator.compareIDs(a.predicateObjectID, b.predicateObjectID) < 0
     }
 
     /// Ascending comparison of two values of this key path: nil first, then as SQLite orders.

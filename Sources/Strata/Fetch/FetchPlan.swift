@@ -48,12 +48,7 @@ struct FetchPlan {
 
     /// The in-memory order: the sort keys, then primary key (temporary IDs last), like the SQL.
     func areInIncreasingOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
-        for key in sortKeys {
-            let order = key.compare(a, b)
-            if order != 0 { return order < 0 }
-        }
-        if a.objectID.isTemporary != b.objectID.isTemporary { return !a.objectID.isTemporary }
-        return a.objectID.key < b.objectID.key
+        CompiledSortKey.areInIncreasingOrder(sortKeys, a, b)
     }
 
     /// Applies offset and limit in memory.

@@ -184,8 +184,6 @@ struct ObjectState {
     var isInserted = false
     var isDeleted = false
     var hasChanges = false
-    /// `awakeFromFetch` is due after the next row read.
-    var needsAwakeFromFetch = false
 }
 
 /// A small bit set of property positions: the first 64 in a word (no allocation), the rest
