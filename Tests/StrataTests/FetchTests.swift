@@ -191,3 +191,26 @@ import Testing
         #expect(windowed?.contains("LIMIT") == true)
     }
 }
+
+@Suite struct ObjectsWithIDsTests {
+    /// `objects(with:)` returns faults that are read together: touching one reads all of them.
+    @Test func faultsFromManyIDsFireTogether() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer) = try await makeStore(dir)
+        let ids = try await writer.perform { () throws -> [ObjectID] in
+            let notes = (0..<12).map { i -> Note in let n = writer.insert(Note.self); n.title = "t\(i)"; return n }
+            try writer.save()
+            return notes.map(\.objectID)
+        }
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        let (titles, sql) = try await coordinator.recordingSQL {
+            try await reader.perform { () -> [String] in
+                let objects = reader.objects(with: ids)
+                #expect(objects.allSatisfy { $0.isFault })
+                return objects.compactMap { ($0 as? Note)?.title }
+            }
+        }
+        #expect(titles == (0..<12).map { "t\($0)" })
+        #expect(sql.filter { $0.contains("WHERE t0._id IN") }.count == 1)
+    }
+}

@@ -39,13 +39,7 @@ public struct BookImport: Sendable {
         while start < data.books.count {
             let rows = data.books[start..<min(data.books.count, start + batch)]
             try await importer.perform {
-                for row in rows {
-                    let book = importer.insert(Book.self)
-                    book.title = row.title
-                    book.published = row.published
-                    book.rating = row.rating
-                    book.position = row.position
-                }
+                for row in rows { importer.insertBook(row) }
                 try importer.save()
                 importer.reset()
             }

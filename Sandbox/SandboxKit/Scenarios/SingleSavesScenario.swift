@@ -16,11 +16,7 @@ public struct SingleSavesScenario: Scenario {
         var pushes = 0
         for row in run.data.books {
             try await importer.perform {
-                let book = importer.insert(Book.self)
-                book.title = row.title
-                book.published = row.published
-                book.rating = row.rating
-                book.position = row.position
+                importer.insertBook(row)
                 try importer.save()
             }
             if try await run.finishSave(of: importer) { pushes += 1 }
