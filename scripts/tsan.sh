@@ -2,13 +2,17 @@
 # Runs the tests under ThreadSanitizer.
 #
 #   scripts/tsan.sh           every test (slow: TSan costs ~5-15x)
-#   scripts/tsan.sh --short   the concurrency tests only, with fewer iterations
+#   scripts/tsan.sh --short   the concurrency tests (deadlock interleavings, the seeded stress
+#                             and invariant tests, two coordinators on one file, debug-mode
+#                             traps), the stacks' conformance suite and the fetched-results
+#                             tests, with fewer iterations: what CI runs
 #
-# Environment:
-#   STRATA_SEED=<n>           run the stress test with this seed only (default: 1, 2, 3)
-#   STRATA_ITERATIONS=<n>     deadlock-test iterations and stress steps per context
-#                             (defaults: 10,000 and 250; --short uses 500 unless set)
-#   TSAN_OPTIONS              passed through (default: halt_on_error=0 second_deadlock_stack=1)
+# Environment (each count has its own variable, so shortening one never lengthens another):
+#   STRATA_SEED=<n>                  run the stress and invariant tests with this seed only
+#   STRATA_DEADLOCK_ITERATIONS=<n>   iterations per deadlock test (default 10,000; --short 500)
+#   STRATA_STRESS_STEPS=<n>          steps per context in the stress and invariant tests
+#                                    (default 250; --short 100)
+#   TSAN_OPTIONS                     passed through (default: halt_on_error=0 second_deadlock_stack=1)
 #
 # Builds into .build-tsan so the normal build is not invalidated. Exits non-zero when a test
 # fails or TSan reports a race (TSan makes the test process exit with status 66).
@@ -17,8 +21,9 @@ cd "$(dirname "$0")/.."
 
 filter=()
 if [[ "${1:-}" == "--short" ]]; then
-    filter=(--filter 'DeadlockTests|StressTests|ConcurrencyDebugTests')
-    export STRATA_ITERATIONS="${STRATA_ITERATIONS:-500}"
+    filter=(--filter 'DeadlockTests|StressTests|InvariantTests|TwoCoordinatorTests|ConcurrencyDebugTests|StrataStacksTests|StrataFetchedResultsTests')
+    export STRATA_DEADLOCK_ITERATIONS="${STRATA_DEADLOCK_ITERATIONS:-500}"
+    export STRATA_STRESS_STEPS="${STRATA_STRESS_STEPS:-100}"
 fi
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0 second_deadlock_stack=1}"
 

@@ -7,7 +7,7 @@ import Testing
 /// deadlock. Every wait is bounded by a ``Watchdog`` (5 s); a timeout fails the test and
 /// stops the script. No sleeps: each step is released by a numbered semaphore.
 ///
-/// Iterations: 10,000 per test by default, `STRATA_ITERATIONS` to change.
+/// Iterations: 10,000 per test by default, `STRATA_DEADLOCK_ITERATIONS` to change.
 @Suite struct DeadlockTests {
     /// The last change set a context published (set on that context's queue).
     final class LastChanges: Sendable {
@@ -56,7 +56,7 @@ import Testing
         let last = LastChanges()
         let token = background.observeChanges { changes in last.value.withLock { $0 = changes } }
         defer { token.cancel() }
-        let iterations = iterationCount(10_000)
+        let iterations = iterationCount("STRATA_DEADLOCK_ITERATIONS", default: 10_000)
         let watchdog = Watchdog()
         let writer = DispatchQueue(label: "deadlock.writer")
         let started = ContinuousClock.now
@@ -142,7 +142,7 @@ import Testing
             child.automaticallyMergesChangesFromParent = true
             _ = try child.fetch(FetchRequest<Note>()).map(\.title)
         }
-        let iterations = iterationCount(10_000)
+        let iterations = iterationCount("STRATA_DEADLOCK_ITERATIONS", default: 10_000)
         let watchdog = Watchdog()
         let reader = DispatchQueue(label: "deadlock.reader")
         let started = ContinuousClock.now

@@ -31,7 +31,7 @@ import Testing
         let ledger = SaveLedger()
         let failure: String? = try await context.perform {
             var random = SeededRandom(seed: seed)
-            for number in 0..<iterationCount(250) {
+            for number in 0..<iterationCount("STRATA_STRESS_STEPS", default: 250) {
                 let operation = try worker.step(&random, number: number, ledger: ledger)
                 do { try context.checkInvariants() } catch { return "seed \(seed), step \(number) (\(operation)): \(error)" }
             }

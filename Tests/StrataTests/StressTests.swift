@@ -11,7 +11,7 @@ import Testing
 ///
 /// The seed fixes each context's script; the interleaving of the threads is the machine's,
 /// so a failing seed reproduces the operations, not necessarily the exact schedule.
-/// `STRATA_SEED` runs one seed; `STRATA_ITERATIONS` sets steps per context (default 250).
+/// `STRATA_SEED` runs one seed; `STRATA_STRESS_STEPS` sets steps per context (default 250).
 @Suite struct StressTests {
     @Test(arguments: SeededRandom.seeds([1, 2, 3]))
     func eightContextsEditSharedObjects(seed: UInt64) async throws {
@@ -64,7 +64,7 @@ import Testing
         let intoA = storeB.observeSaves { changes in mergeAsync(changes, into: r0) }
         defer { intoA.cancel(); intoB.cancel() }
 
-        let steps = iterationCount(250)
+        let steps = iterationCount("STRATA_STRESS_STEPS", default: 250)
         let started = ContinuousClock.now
         await Watchdog.runBlocking {
             let group = DispatchGroup()

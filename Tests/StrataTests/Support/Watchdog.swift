@@ -47,8 +47,11 @@ final class Watchdog: Sendable {
     }
 }
 
-/// The number of iterations to run: `STRATA_ITERATIONS` if set, else `defaultCount`.
-func iterationCount(_ defaultCount: Int) -> Int {
-    if let text = ProcessInfo.processInfo.environment["STRATA_ITERATIONS"], let count = Int(text), count > 0 { return count }
+/// A count a long test runs: the environment variable `variable` if it is set to a positive
+/// number, else `defaultCount`. Each kind of count has its own variable
+/// (`STRATA_DEADLOCK_ITERATIONS`, `STRATA_STRESS_STEPS`; see scripts/tsan.sh), so a run that
+/// shortens one never lengthens another.
+func iterationCount(_ variable: String, default defaultCount: Int) -> Int {
+    if let text = ProcessInfo.processInfo.environment[variable], let count = Int(text), count > 0 { return count }
     return defaultCount
 }
