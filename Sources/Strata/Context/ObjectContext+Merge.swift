@@ -24,7 +24,7 @@ extension ObjectContext {
     func mergeChanges(_ changes: ChangeSet) {
         if !changes.permanentIDs.isEmpty { applyPermanentIDs(changes.permanentIDs) }
         forget(changes.deleted.compactMap { registered[$0] })
-        let keepsLocal = storedMergePolicy.keepsLocalEdits
+        let keepsLocal = mergePolicy.keepsLocalEdits
         for (id, values) in changes.updated {
             guard let object = registered[id], !object.lifecycle.isFault, !object.lifecycle.isDeleted else { continue }
             let entity = object.entity

@@ -42,7 +42,7 @@ extension ObjectContext {
     /// A change set published by the parent: new permanent IDs always apply; the rest is
     /// merged when the context merges automatically.
     func receiveFromParent(_ changes: ChangeSet) {
-        if storedAutomaticMerge {
+        if automaticallyMergesChangesFromParent {
             mergeChanges(changes)
         } else if !changes.permanentIDs.isEmpty {
             applyPermanentIDs(changes.permanentIDs)

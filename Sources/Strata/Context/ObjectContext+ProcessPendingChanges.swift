@@ -1,5 +1,3 @@
-import Synchronization
-
 extension ObjectContext {
     /// Tells this context's change observers about the unsaved changes made in the context
     /// since the last call (or since they were saved): Core Data's `processPendingChanges` and
@@ -23,7 +21,7 @@ extension ObjectContext {
     /// ```
     public func processPendingChanges() {
         checkQueue()
-        let tracker = PendingChangeTracker.tracker(for: self)
+        let tracker = pendingChangeTracker ?? PendingChangeTracker.start(for: self)
         let changes = tracker.process(self)
         guard !changes.isEmpty else { return }
         tracker.isPublishing = true
@@ -37,7 +35,7 @@ extension ObjectContext {
     /// context that has processed pending changes before, reports what changed since (e.g. an
     /// object inserted, reported, then deleted: the save itself has nothing to say about it).
     func processPendingChangesIfTracked() {
-        guard PendingChangeTracker.hasTracker(for: self) else { return }
+        guard pendingChangeTracker != nil else { return }
         processPendingChanges()
     }
 }
@@ -54,35 +52,18 @@ final class PendingChangeTracker: @unchecked Sendable {  // safe: used only on i
 
     private var seen: [ObjectIdentifier: Seen] = [:]
 
-    private struct Entry: @unchecked Sendable {  // safe: the tracker is used only on its context's queue
-        weak var context: ObjectContext?
-        let tracker: PendingChangeTracker
-    }
-    private static let trackers = Mutex<[ObjectIdentifier: Entry]>([:])
-
-    /// The tracker of `context` (made on first use; entries of freed contexts are dropped).
-    static func tracker(for context: ObjectContext) -> PendingChangeTracker {
-        let (tracker, isNew) = trackers.withLock { table -> (PendingChangeTracker, Bool) in
-            if let entry = table[ObjectIdentifier(context)], entry.context === context { return (entry.tracker, false) }
-            table = table.filter { $0.value.context != nil }
-            let tracker = PendingChangeTracker()
-            table[ObjectIdentifier(context)] = Entry(context: context, tracker: tracker)
-            return (tracker, true)
-        }
-        if isNew {
-            // After each save or merge, report what the save's change set cannot know about.
-            tracker.followUp = context.observers.addChangeHandler { [weak tracker, weak context] _ in
-                guard let tracker, let context, !tracker.isProcessing, !tracker.isPublishing else { return }
-                let changes = tracker.process(context)
-                if !changes.isEmpty { context.observers.publish(changes) }
-            }
+    /// Makes `context`'s tracker on its first ``ObjectContext/processPendingChanges()`` and
+    /// keeps it in the context, which from then on reports after each save or merge what the
+    /// save's change set cannot know about.
+    static func start(for context: ObjectContext) -> PendingChangeTracker {
+        let tracker = PendingChangeTracker()
+        context.pendingChangeTracker = tracker
+        tracker.followUp = context.observers.addChangeHandler { [weak tracker, weak context] _ in
+            guard let tracker, let context, !tracker.isProcessing, !tracker.isPublishing else { return }
+            let changes = tracker.process(context)
+            if !changes.isEmpty { context.observers.publish(changes) }
         }
         return tracker
-    }
-
-    /// Whether `context` has processed pending changes before.
-    static func hasTracker(for context: ObjectContext) -> Bool {
-        trackers.withLock { table in table[ObjectIdentifier(context)].map { $0.context === context } ?? false }
     }
 
     private var followUp: ChangeObservation?

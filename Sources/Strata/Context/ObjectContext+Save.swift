@@ -30,7 +30,7 @@ extension ObjectContext {
             try push(to: parent)
         } else {
             let work = SaveTransaction(model: model, inserted: Array(inserted), updated: Array(updated), deleted: Array(deleted),
-                                       policy: storedMergePolicy, isRegistered: { [registered] in registered[$0] != nil })
+                                       policy: mergePolicy, isRegistered: { [registered] in registered[$0] != nil })
             let outcome = try coordinator.save(work)
             let changes = didSave(outcome)
             publish(changes)

@@ -67,10 +67,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     let children = Mutex<[WeakContext]>([])
     /// Change and will-save observers.
     let observers = ContextObservers()
-    /// Set on the context's queue: how conflicts at save and local edits at merge are resolved.
-    var storedMergePolicy: MergePolicy
-    /// Set on the context's queue: merge what the parent (or, for a root, the coordinator) publishes.
-    var storedAutomaticMerge = false
+    /// The merge policy and automatic merging: settable from any thread (see ``ContextSettings``).
+    let settings: Mutex<ContextSettings>
     /// One object per ID.
     var registered: [ObjectID: ManagedObject] = [:]
     var inserted: OrderedSet<ManagedObject> = []
@@ -79,10 +77,12 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// Temporary IDs this context has seen become permanent: a child may still name an object
     /// by its old temporary ID until it learns the new one.
     var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
+    /// What ``processPendingChanges()`` last reported; `nil` until it is first called.
+    var pendingChangeTracker: PendingChangeTracker?
 
     /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
     public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil, mergePolicy: MergePolicy = .error) {
-        self.storedMergePolicy = mergePolicy
+        self.settings = Mutex(ContextSettings(mergePolicy: mergePolicy))
         self.concurrencyType = concurrencyType
         self.coordinator = coordinator
         self.parent = nil
@@ -100,7 +100,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// let editor = ObjectContext(.privateQueue, parent: mainContext)
     /// ```
     public init(_ concurrencyType: ConcurrencyType, parent: ObjectContext, name: String? = nil, mergePolicy: MergePolicy = .error) {
-        self.storedMergePolicy = mergePolicy
+        self.settings = Mutex(ContextSettings(mergePolicy: mergePolicy))
         self.concurrencyType = concurrencyType
         self.coordinator = parent.coordinator
         self.parent = parent
@@ -120,18 +120,34 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     }
 
     /// How conflicts are resolved when this context saves, and what a merge does with local
-    /// edits. `.error` by default. Set and read it on the context's queue.
+    /// edits. `.error` by default.
+    ///
+    /// As in Core Data, this setter may be called from any thread, so set-up code can configure
+    /// a new context before its first ``perform(_:)``. A save or merge already running on the
+    /// context's queue uses the policy it started with.
+    ///
+    /// For example:
+    /// ```swift
+    /// let importer = ObjectContext(.privateQueue, coordinator: coordinator)
+    /// importer.mergePolicy = .mergeByPropertyObjectTrump   // no perform needed
+    /// ```
     public var mergePolicy: MergePolicy {
-        get { checkQueue(); return storedMergePolicy }
-        set { checkQueue(); storedMergePolicy = newValue }
+        get { settings.withLock { $0.mergePolicy } }
+        set { settings.withLock { $0.mergePolicy = newValue } }
     }
 
     /// When `true`, the context merges every change set its parent publishes (for a root
-    /// context: every save of another root context on the same coordinator). Set it on the
-    /// context's queue.
+    /// context: every save of another root context on the same coordinator). Settable from any
+    /// thread, like ``mergePolicy``.
+    ///
+    /// For example:
+    /// ```swift
+    /// let main = ObjectContext(.mainQueue, coordinator: coordinator)
+    /// main.automaticallyMergesChangesFromParent = true
+    /// ```
     public var automaticallyMergesChangesFromParent: Bool {
-        get { checkQueue(); return storedAutomaticMerge }
-        set { checkQueue(); storedAutomaticMerge = newValue }
+        get { settings.withLock { $0.automaticallyMergesChangesFromParent } }
+        set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
     }
 
     // MARK: Running work on the context's queue

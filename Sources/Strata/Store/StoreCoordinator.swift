@@ -173,7 +173,7 @@ public final class StoreCoordinator: Sendable {
     func publishSave(_ changes: ChangeSet, from origin: ObjectContext) {
         saveObservers.publish(changes)
         for context in rootContexts.withLock({ $0.compactMap(\.context) }) where context !== origin {
-            context.queue.async { if context.storedAutomaticMerge { context.mergeChanges(changes) } }
+            context.queue.async { if context.automaticallyMergesChangesFromParent { context.mergeChanges(changes) } }
         }
     }
 

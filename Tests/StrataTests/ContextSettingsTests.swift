@@ -1,0 +1,55 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Strata
+
+/// A context's settings (merge policy, automatic merging) may be set from any thread, as Core
+/// Data allows for a queue-based context's setters; touching objects still needs the queue.
+@Suite struct ContextSettingsTests {
+    /// Set-up code configures a new private context before its first `perform`, with debug
+    /// checks on: nothing traps, and the context uses what was set. An exit test, so a
+    /// regression shows as a failed expectation rather than a crashed test run.
+    @Test func settingsAreSetOffTheQueueWithChecksOn() async {
+        await #expect(processExitsWith: .success) {
+            ObjectContext.concurrencyDebugging = true   // a child process: nothing else sees it
+            let directory = TemporaryDirectory()
+            let (coordinator, writer) = try await makeStore(directory)
+            let reader = ObjectContext(.privateQueue, coordinator: coordinator, name: "reader")
+            guard reader.checksQueueAccess else { exit(2) }
+            // Off the queue, from another thread as well as this one.
+            reader.mergePolicy = .mergeByPropertyStoreTrump
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    reader.automaticallyMergesChangesFromParent = true
+                    done.resume()
+                }
+            }
+            guard reader.mergePolicy == .mergeByPropertyStoreTrump, reader.automaticallyMergesChangesFromParent else { exit(3) }
+            let id = try await writer.perform { () throws -> ObjectID in
+                let note = writer.insert(Note.self)
+                note.title = "v1"
+                try writer.save()
+                return note.objectID
+            }
+            let first = try await reader.perform { (try reader.existingObject(with: id) as? Note)?.title }
+            try await writer.perform {
+                (writer.object(with: id) as? Note)?.title = "v2"
+                try writer.save()
+            }
+            // The automatic merge set off the queue is queued on the reader before this runs.
+            let second = try await reader.perform { (reader.object(with: id) as? Note)?.title }
+            guard first == "v1", second == "v2" else { exit(4) }
+        }
+    }
+
+    /// The settings stay on their lock only: an object is still confined to the queue.
+    @Test func objectsStillTrapOffTheQueue() async {
+        await #expect(processExitsWith: .failure) {
+            ObjectContext.concurrencyDebugging = true
+            let directory = TemporaryDirectory()
+            let (_, context) = try await makeStore(directory)
+            context.mergePolicy = .overwrite          // fine off the queue
+            _ = context.insert(Note.self)             // traps: objects need the queue
+        }
+    }
+}
