@@ -36,11 +36,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "StrataFetchedResults", dependencies: ["Strata"], swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "StrataBench",
-            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
-            swiftSettings: swiftSettings
-        ),
         .target(name: "StrataStacks", dependencies: ["Strata"], swiftSettings: swiftSettings),
         // The Sandbox: scenarios, metrics, heartbeat and report in a library (so tests run
         // small-N scenarios in-process), and a thin executable that parses the command line.

@@ -9,7 +9,7 @@ import StrataStacks
 ///
 /// The command is async, so the main queue is serviced while scenarios run off it.
 @main
-struct SandboxCommand: AsyncParsableCommand {
+struct SandboxCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "Sandbox",
         abstract: "Compares Strata's context stacks side by side.",
@@ -48,7 +48,15 @@ struct SandboxCommand: AsyncParsableCommand {
         guard batch > 0 else { throw ValidationError("--batch must be at least 1") }
     }
 
-    func run() async throws {
+    /// Runs the async work while the main thread runs its run loop, which drains the main
+    /// queue (the heartbeat and the main contexts run there). The entry point is synchronous
+    /// on purpose: an async `main` parks the main thread in `dispatch_main`, which valgrind
+    /// 3.19 cannot run, and callgrind profiles this executable (docs/performance.md).
+    func run() throws {
+        try MainThreadBridge.run { try await self.runAsync() }
+    }
+
+    func runAsync() async throws {
         var options = SandboxOptions()
         options.objects = objects
         options.batch = batch

@@ -20,7 +20,8 @@ public struct RunResult: Sendable, Codable, Hashable {
     public var wallSeconds: Double
     /// `objects / wallSeconds`.
     public var objectsPerSecond: Double
-    /// The raw SQLite insert rate of this invocation, on the same rows.
+    /// The raw SQLite rate this run is compared with, measured in the same invocation on the
+    /// same rows: the raw insert, or the variant's own raw counterpart (``ScenarioVariant/baseline``).
     public var rawObjectsPerSecond: Double
     /// `objectsPerSecond / rawObjectsPerSecond`.
     public var ratioToRaw: Double

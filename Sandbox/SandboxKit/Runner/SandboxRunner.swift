@@ -44,6 +44,7 @@ public struct SandboxRunner: Sendable {
         }
         var records: [RunRecord] = []
         for type in scenarios {
+            var variantRates: [String: Double] = [:]   // stackless variants of this scenario, by name
             for variant in type.variants {
                 let kinds: [StackKind?] = variant.usesStack ? options.stacks.map { $0 } : [nil]
                 for kind in kinds {
@@ -51,7 +52,9 @@ public struct SandboxRunner: Sendable {
                     if type == BaselineScenario.self, variant.name == BaselineScenario.rawVariant {
                         context.rawRate = record.result.objectsPerSecond
                     }
-                    records.append(record.withRatio(to: context.rawRate))
+                    if let name = variant.name, kind == nil { variantRates[name] = record.result.objectsPerSecond }
+                    let reference = variant.baseline.map { variantRates[$0] } ?? context.rawRate
+                    records.append(record.withRatio(to: reference))
                 }
             }
         }

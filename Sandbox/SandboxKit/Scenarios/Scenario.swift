@@ -40,23 +40,29 @@ extension Scenario {
     public func verify(_ run: ScenarioRun, _ outcome: ScenarioOutcome) async throws -> ScenarioOutcome { outcome }
 }
 
-/// A measured form of a scenario: its name (nil for a scenario's only form) and whether it
-/// runs on a stack (those that do not run once, whatever `--stack` says).
+/// A measured form of a scenario: its name (nil for a scenario's only form), whether it
+/// runs on a stack (those that do not run once, whatever `--stack` says), and which variant
+/// its rate is compared with.
 ///
 /// For example:
 /// ```swift
-/// static let variants = [ScenarioVariant(name: "raw-sqlite", usesStack: false)]
+/// static let variants = [ScenarioVariant(name: "raw-read", usesStack: false, baseline: "raw-read"),
+///                        ScenarioVariant(name: "fetch", usesStack: false, baseline: "raw-read")]
 /// ```
 public struct ScenarioVariant: Sendable, Hashable {
     /// The variant's name, or nil.
     public var name: String?
     /// Whether the variant runs on the selected stacks.
     public var usesStack: Bool
+    /// The variant of the same scenario, run earlier in its list, whose rate this one's
+    /// `×raw` ratio divides by; nil for the run's raw SQLite insert rate (the default).
+    public var baseline: String?
 
     /// A variant.
-    public init(name: String?, usesStack: Bool) {
+    public init(name: String?, usesStack: Bool, baseline: String? = nil) {
         self.name = name
         self.usesStack = usesStack
+        self.baseline = baseline
     }
 
     /// The one form of a scenario that runs on a stack.

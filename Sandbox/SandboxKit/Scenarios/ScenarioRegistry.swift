@@ -1,6 +1,5 @@
 /// Every scenario the Sandbox knows, by name. Adding a scenario is one file with a type
-/// conforming to ``Scenario`` plus its line here (`reorder` and `list-during-import` will
-/// come with the fetched-results module).
+/// conforming to ``Scenario`` plus its line here.
 ///
 /// For example:
 /// ```swift
@@ -18,6 +17,7 @@ public enum ScenarioRegistry {
         PagingScenario.self,
         ReorderScenario.self,
         ListDuringImportScenario.self,
+        EngineScenario.self,
     ]
 
     /// The names, for `--help`.
