@@ -12,16 +12,16 @@ public import Strata
 /// ```
 public final class AsyncSavingStack: CoreStack {
     public let kind = StackKind.asyncSaving
-    public let mainContext: ObjectContext
+    public var mainContext: ObjectContext { contexts.main }
     /// The private context that writes to disk.
-    public let writerContext: ObjectContext
+    public var writerContext: ObjectContext { contexts.writer }
     /// The coordinator of the store.
     public let coordinator: StoreCoordinator
+    private let contexts: WriterAndMain
 
     init(coordinator: StoreCoordinator, mergePolicy: MergePolicy) {
         self.coordinator = coordinator
-        self.writerContext = ObjectContext(.privateQueue, coordinator: coordinator, name: "writer", mergePolicy: mergePolicy)
-        self.mainContext = ObjectContext(.mainQueue, parent: writerContext, name: "main")
+        self.contexts = WriterAndMain(coordinator: coordinator, mergePolicy: mergePolicy)
     }
 
     public func newBackgroundContext() -> ObjectContext { ObjectContext(.privateQueue, parent: mainContext, name: "background") }
@@ -30,9 +30,5 @@ public final class AsyncSavingStack: CoreStack {
     public func newTemporaryContext() -> ObjectContext { mainContext.makeTemporaryChild() }
 
     /// Pushes main into the writer (in memory, on the main queue), then writes on the writer's queue.
-    public func save() async throws {
-        let main = mainContext, writer = writerContext
-        try await main.perform { try main.save() }
-        try await writer.perform { try writer.save() }
-    }
+    public func save() async throws { try await contexts.save() }
 }

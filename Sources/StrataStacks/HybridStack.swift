@@ -16,9 +16,9 @@ import Synchronization
 /// ```
 public final class HybridStack: CoreStack {
     public let kind = StackKind.hybrid
-    public let mainContext: ObjectContext
+    public var mainContext: ObjectContext { contexts.main }
     /// The private context that writes main's changes to disk.
-    public let writerContext: ObjectContext
+    public var writerContext: ObjectContext { contexts.writer }
     /// The coordinator of main and the writer.
     public let coordinator: StoreCoordinator
     /// The coordinator of import contexts (same file, own connection).
@@ -26,6 +26,7 @@ public final class HybridStack: CoreStack {
     /// How import saves reach main.
     public let importMergeMode: ImportMergeMode
 
+    private let contexts: WriterAndMain
     private let onImport: (@Sendable (ChangeSet) -> Void)?
     private let mergePolicy: MergePolicy
     private let pending = Mutex<(changes: ChangeSet?, flushScheduled: Bool)>((nil, false))
@@ -43,8 +44,7 @@ public final class HybridStack: CoreStack {
         self.importMergeMode = options.importMergeMode
         self.onImport = options.onImport
         self.mergePolicy = options.mergePolicy
-        self.writerContext = ObjectContext(.privateQueue, coordinator: coordinator, name: "writer", mergePolicy: options.mergePolicy)
-        self.mainContext = ObjectContext(.mainQueue, parent: writerContext, name: "main")
+        self.contexts = WriterAndMain(coordinator: coordinator, mergePolicy: options.mergePolicy)
         let token = importCoordinator.observeSaves { [weak self] changes in self?.importDidSave(changes) }
         observation.withLock { $0 = token }
     }
@@ -55,11 +55,7 @@ public final class HybridStack: CoreStack {
     public func newTemporaryContext() -> ObjectContext { mainContext.makeTemporaryChild() }
 
     /// Pushes main into the writer (in memory, on the main queue), then writes on the writer's queue.
-    public func save() async throws {
-        let main = mainContext, writer = writerContext
-        try await main.perform { try main.save() }
-        try await writer.perform { try writer.save() }
-    }
+    public func save() async throws { try await contexts.save() }
 
     /// An import context saved: bring the writer and main up to date as the mode says.
     private func importDidSave(_ changes: ChangeSet) {
