@@ -69,11 +69,14 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     let observers = ContextObservers()
     /// The merge policy and automatic merging: settable from any thread (see ``ContextSettings``).
     let settings: Mutex<ContextSettings>
+    // The registry and the pending sets are `@exclusivity(unchecked)` for the reason given on
+    // `ManagedObject`'s storage: queue-confined, never accessed reentrantly.
+
     /// One object per ID.
-    var registered: [ObjectID: ManagedObject] = [:]
-    var inserted: OrderedSet<ManagedObject> = []
-    var updated: OrderedSet<ManagedObject> = []
-    var deleted: OrderedSet<ManagedObject> = []
+    @exclusivity(unchecked) var registered: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var inserted: OrderedSet<ManagedObject> = []
+    @exclusivity(unchecked) var updated: OrderedSet<ManagedObject> = []
+    @exclusivity(unchecked) var deleted: OrderedSet<ManagedObject> = []
     /// Temporary IDs this context has seen become permanent: a child may still name an object
     /// by its old temporary ID until it learns the new one.
     var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
