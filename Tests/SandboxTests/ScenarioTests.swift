@@ -66,6 +66,8 @@ import Testing
         let result = try #require(records.first?.result)
         #expect(result.registeredInMain >= 200)
         #expect(result.mainQueueWrites > 0)
+        // Without `storeDirectory` the runner's temporary folder goes, with every store in it.
+        #expect(!FileManager.default.fileExists(atPath: records[0].storeURL.deletingLastPathComponent().path))
     }
 
     /// The detail names each policy's winner as the merge policies promise for root writers.
