@@ -58,7 +58,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SandboxTests",
-            dependencies: ["SandboxKit", "Strata", "StrataStacks"],
+            dependencies: ["SandboxKit", "Strata", "StrataStacks", "StrataFetchedResults", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

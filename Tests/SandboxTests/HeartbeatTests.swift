@@ -1,65 +1,50 @@
 import Dispatch
-import Foundation
 import SandboxKit
 import Testing
 
-/// Holds the main queue until released (a stand-in for one long block of UI work).
-final class MainQueueHold: @unchecked Sendable {  // safe: only semaphores are shared
-    private let started = DispatchSemaphore(value: 0)
-    private let release = DispatchSemaphore(value: 0)
-
-    func begin() {
-        DispatchQueue.main.async { [self] in
-            started.signal()
-            release.wait()
-        }
-        started.wait()
-    }
-
-    func end() { release.signal() }
-}
-
-@Suite struct HeartbeatTests {
-    /// A stall still in progress when the heartbeat stops is counted: the main queue is held
-    /// for at least 120 ms (a lower bound, not a timing), and the stop happens during the hold.
+/// The heartbeat's stall accounting, on a clock the test advances by hand: the stalls have an
+/// exact length, so the checks are exact and nothing depends on how long anything really took.
+/// The main queue is really held (``MainQueueHold``) so that no beat can fire where the test
+/// says none does; beats are awaited through ``BeatSignal``, never slept for.
+@Suite(.timeLimit(.minutes(1))) struct HeartbeatTests {
+    /// A stall still in progress when the heartbeat stops is counted: beats have fired (all on
+    /// time: the clock has not moved), then the main queue is held, the clock moves 120 ms, and
+    /// the heartbeat stops during the hold — one stall of 120 ms minus the 1 ms interval.
     @Test func aStallInProgressAtStopIsCounted() async throws {
-        let heartbeat = Heartbeat()
+        let clock = ManualClock(), beats = BeatSignal()
+        let heartbeat = Heartbeat(now: clock.read, onBeat: beats.beat)
         heartbeat.start()
+        await beats.wait(forBeat: 1)
         let hold = MainQueueHold()
-        let summary = holdAndStop(heartbeat, hold)
-        #expect(summary.over100Ms >= 1)
-        #expect(summary.maxMs >= 100)
-    }
-
-    private func holdAndStop(_ heartbeat: Heartbeat, _ hold: MainQueueHold) -> StallSummary {
-        hold.begin()
-        Thread.sleep(forTimeInterval: 0.12)
+        await hold.begin()                      // no beat fires from here until `end()`
+        clock.advance(milliseconds: 120)
         let summary = heartbeat.stop()
+        let fired = beats.count                 // every beat before the hold has reported (they ran on main before it)
         hold.end()
-        return summary
+        #expect(summary.beats == fired + 1)     // the stall in progress counts as one more beat
+        #expect(summary.over100Ms == 1)
+        #expect(summary.over16Ms == 1)
+        #expect(summary.maxMs == 119)
+        #expect(summary.timeline.map(\.latenessMs) == [119])
+        #expect(summary.timeline.map(\.offsetSeconds) == [0])
     }
-}
 
-@Suite struct HeartbeatFirstBeatTests {
-    /// A block that holds the main queue before the first beat is counted when the beat comes.
+    /// A block that holds the main queue before the first beat is counted when the beat comes:
+    /// the first beat is measured from `start()`, which happened during the hold.
     @Test func aStallBeforeTheFirstBeatIsCounted() async throws {
-        let heartbeat = Heartbeat()
+        let clock = ManualClock(), beats = BeatSignal()
+        let heartbeat = Heartbeat(now: clock.read, onBeat: beats.beat)
         let hold = MainQueueHold()
-        let summary = await startHeldThenStop(heartbeat, hold)
-        #expect(summary.over100Ms >= 1)
-    }
-
-    private func startHeldThenStop(_ heartbeat: Heartbeat, _ hold: MainQueueHold) async -> StallSummary {
-        holdAroundStart(heartbeat, hold)
-        // Let the late first beat fire, then stop (the in-progress path would count it too).
-        try? await Task.sleep(for: .milliseconds(20))
-        return heartbeat.stop()
-    }
-
-    private func holdAroundStart(_ heartbeat: Heartbeat, _ hold: MainQueueHold) {
-        hold.begin()                                  // main is held before the heartbeat starts
+        await hold.begin()                      // main is held before the heartbeat starts
         heartbeat.start()
-        Thread.sleep(forTimeInterval: 0.12)
+        clock.advance(milliseconds: 120)
         hold.end()
+        await beats.wait(forBeat: 1)            // the late first beat has been recorded
+        let summary = heartbeat.stop()          // the clock has not moved since: nothing in progress
+        #expect(summary.over100Ms == 1)
+        #expect(summary.over16Ms == 1)
+        #expect(summary.maxMs == 119)
+        #expect(summary.timeline.map(\.latenessMs) == [119])
+        #expect(summary.timeline.map(\.offsetSeconds) == [0])
     }
 }

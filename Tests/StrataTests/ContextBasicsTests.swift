@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import GRDB
 import Testing
@@ -43,8 +44,11 @@ import Testing
         let (_, context) = try await makeStore(dir)
         try await context.perform {
             let a = context.insert(Note.self)
-            Thread.sleep(forTimeInterval: 0.01)
+            let afterA = Date()
+            while Date() <= afterA {}        // until the clock has moved past `afterA` (a condition, not a sleep)
             let b = context.insert(Note.self)
+            #expect(a.created <= afterA)
+            #expect(b.created > afterA)      // b's default was taken at b's insert, not reused from a's or the model's
             #expect(a.created < b.created)
             #expect(a.uniqueIdentifier != b.uniqueIdentifier)
         }
@@ -226,8 +230,10 @@ final class WeakObjects: @unchecked Sendable {  // safe: written and read on one
         let dir = TemporaryDirectory()
         let (coordinator, _) = try await makeStore(dir)
         let weak = WeakObjects()
+        let queue: DispatchQueue
         do {
             let context = ObjectContext(.privateQueue, coordinator: coordinator)
+            queue = context.queue.queue
             try await context.perform {
                 let folder = context.insert(Folder.self)
                 let note = context.insert(Note.self)
@@ -238,9 +244,10 @@ final class WeakObjects: @unchecked Sendable {  // safe: written and read on one
                 weak.folder = folder
             }
         }
-        // The context's queue may still be finishing its last block: wait (bounded) for the release.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while weak.note != nil || weak.folder != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        // The block `perform` ran holds the context until it returns, which may be after our
+        // continuation resumed. The queue is serial and releases each block before running the
+        // next: once a block queued now runs, that last reference is gone.
+        await withCheckedContinuation { (drained: CheckedContinuation<Void, Never>) in queue.async { drained.resume() } }
         #expect(weak.note == nil)
         #expect(weak.folder == nil)
     }

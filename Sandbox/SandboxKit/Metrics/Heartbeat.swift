@@ -19,6 +19,8 @@ public final class Heartbeat: Sendable {
     public let intervalNanoseconds: UInt64
     private let state: Mutex<State>
     private let timer = Mutex<DispatchSourceTimerBox?>(nil)
+    private let now: @Sendable () -> UInt64
+    private let onBeat: (@Sendable (Int) -> Void)?
 
     /// Beats late by less than this are not kept in the timeline (they are in the histogram).
     static let timelineThresholdNanoseconds: UInt64 = 1_000_000
@@ -34,14 +36,23 @@ public final class Heartbeat: Sendable {
     }
 
     /// A heartbeat beating every `intervalMilliseconds` once started.
-    public init(intervalMilliseconds: Int = 1) {
+    ///
+    /// - Parameters:
+    ///   - now: The clock lateness is measured with, in nanoseconds (nil: the system's uptime).
+    ///     Tests pass a clock they advance by hand, so a stall's length is exact.
+    ///   - onBeat: Called on the main queue after each beat is recorded, with the number of
+    ///     beats so far. Tests wait on it instead of sleeping until a beat has fired.
+    public init(intervalMilliseconds: Int = 1, now: (@Sendable () -> UInt64)? = nil,
+                onBeat: (@Sendable (Int) -> Void)? = nil) {
         intervalNanoseconds = UInt64(intervalMilliseconds) * 1_000_000
         state = Mutex(State())
+        self.now = now ?? { DispatchTime.now().uptimeNanoseconds }
+        self.onBeat = onBeat
     }
 
     /// Starts beating on the main queue. Call from anywhere but the main queue is fine too.
     public func start() {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = self.now()
         state.withLock { $0 = State(); $0.start = now }
         let source = DispatchSource.makeTimerSource(flags: .strict, queue: .main)
         source.schedule(deadline: .now(), repeating: .nanoseconds(Int(intervalNanoseconds)), leeway: .nanoseconds(0))
@@ -55,7 +66,7 @@ public final class Heartbeat: Sendable {
         timer.withLock { box in box?.source.cancel(); box = nil }
         let interval = intervalNanoseconds
         return state.withLock { state in
-            let end = DispatchTime.now().uptimeNanoseconds
+            let end = now()
             // A stall still in progress when the run ends (the main queue has not beaten since
             // `last`: one long block, say) counts like a late beat.
             let since = state.last ?? state.start
@@ -72,15 +83,17 @@ public final class Heartbeat: Sendable {
     }
 
     private func beat() {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = self.now()
         let interval = intervalNanoseconds
-        state.withLock { state in
+        let beats = state.withLock { state -> Int in
             defer { state.last = now }
             // The first beat is measured from the start: a block already running then is a stall too.
             let last = state.last ?? state.start
             let gap = now &- last
             Self.record(lateness: gap > interval ? gap - interval : 0, beatAfter: last, in: &state)
+            return state.beats
         }
+        onBeat?(beats)
     }
 
     /// Records one beat that came `lateness` nanoseconds late after the beat at `last`.

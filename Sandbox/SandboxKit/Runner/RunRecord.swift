@@ -1,4 +1,6 @@
-/// One run's results and its stall timeline (for the HTML report).
+public import Foundation
+
+/// One run's results, its stall timeline (for the HTML report) and its store file.
 ///
 /// For example:
 /// ```swift
@@ -11,4 +13,7 @@ public struct RunRecord: Sendable {
     public var timeline: [StallSample]
     /// How long the heartbeat ran (the measured work plus settling), seconds.
     public var heartbeatSeconds: Double
+    /// The store file the run wrote (closed when the record is returned). It is deleted when
+    /// the runner returns unless ``SandboxOptions/storeDirectory`` was set.
+    public var storeURL: URL
 }

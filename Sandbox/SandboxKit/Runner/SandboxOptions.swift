@@ -1,3 +1,4 @@
+public import Foundation
 public import StrataStacks
 
 /// What the Sandbox runs: which stacks and scenarios, on how many objects.
@@ -24,6 +25,11 @@ public struct SandboxOptions: Sendable {
     public var importMergeMode: ImportMergeMode = .everySave
     /// Progress lines on standard error.
     public var showsProgress = false
+    /// Where the runs' store files go. `nil` (the default): a temporary folder, removed with
+    /// every store in it when ``SandboxRunner/run()`` returns. A folder given here is kept
+    /// with its stores (each run's is ``RunRecord/storeURL``) so that tests can check what a
+    /// scenario wrote with a connection of their own; the caller removes it.
+    public var storeDirectory: URL?
 
     /// The default run.
     public init() {}

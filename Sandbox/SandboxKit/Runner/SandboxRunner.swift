@@ -31,8 +31,8 @@ public struct SandboxRunner: Sendable {
             }
             return type
         }
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
+        let scratch = try options.storeDirectory.map(ScratchDirectory.init(keeping:)) ?? ScratchDirectory()
+        defer { scratch.remove() }   // leaves a caller's `storeDirectory` alone
         let model = try SandboxModel.make()
         let data = SourceData(books: options.objects, seed: options.seed)
         let log = ProgressLog(enabled: options.showsProgress)
@@ -125,7 +125,7 @@ public struct SandboxRunner: Sendable {
             mainQueueWrites: after.mainQueueWrites - before.mainQueueWrites,
             check: outcome.check, detail: outcome.detail, counters: outcome.counters)
         context.log.note("\(label): \(String(format: "%.2f", wall)) s, max stall \(String(format: "%.1f", stalls.maxMs)) ms, check \(outcome.check)")
-        return RunRecord(result: result, timeline: stalls.timeline, heartbeatSeconds: stalls.durationSeconds)
+        return RunRecord(result: result, timeline: stalls.timeline, heartbeatSeconds: stalls.durationSeconds, storeURL: url)
     }
 }
 

@@ -4,7 +4,9 @@ import StrataFetchedResults
 
 /// `reorder`: a list of N books on the main context, M seeded manual moves, each inside the
 /// controller's manual-reorder suppression, renumbering positions with the fewest writes and
-/// saving. Reports `delegateCallsDuringMoves` (must be 0) and `positionsWritten`.
+/// saving; where main is a child (a writer owns the store), the stack is saved once after the
+/// moves so they reach disk, as an app would. Reports `delegateCallsDuringMoves` (must be 0)
+/// and `positionsWritten`.
 ///
 /// For example:
 /// ```swift
@@ -26,6 +28,7 @@ public struct ReorderScenario: Scenario {
         let result = try await main.perform {
             try ReorderBenchmark.run(context: main, entityName: "Book", positionKey: "position", rows: rows, moves: moves, seed: seed)
         }
+        try await run.finishSave(of: main)   // main's own save to its writer: not a push through main
         var outcome = ScenarioOutcome(objects: rows, counters: [
             "moves": result.moves,
             "delegateCallsDuringMoves": result.delegateCallsDuringMoves,
