@@ -36,8 +36,8 @@ extension ObjectContext: ObjectOwner {
     /// ``existingObject(with:)`` and validation report.
     private func markMissing(_ object: ManagedObject, _ error: StrataError) {
         Logger(label: "strata.context").warning("\(error)")
-        object.attributeValues = object.entity.attributes.map(\.defaultValue)
-        object.relationValues = object.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+        object.attributeValues = object.entity.defaultAttributeValues
+        object.relationValues = object.entity.newRelationValues
         object.valueErrors[-1] = error
         object.lifecycle.isFault = false
         object.faultBatch = nil

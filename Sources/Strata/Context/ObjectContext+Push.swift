@@ -66,8 +66,8 @@ extension ObjectContext {
     func absorb(_ pushed: PushedChanges, from child: ObjectContext) {
         for object in pushed.inserted where registered[object.id] == nil {
             let entity = object.id.entity
-            let creation = ObjectCreation(entity: entity, objectID: object.id, attributeValues: entity.attributes.map(\.defaultValue),
-                                          relationValues: entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }, isFault: false)
+            let creation = ObjectCreation(entity: entity, objectID: object.id, attributeValues: entity.defaultAttributeValues,
+                                          relationValues: entity.newRelationValues, isFault: false)
             let made = ObjectConstruction.make(entity, creation, collectsDefaults: false).0
             made.storageOwner = self
             made.lifecycle.isInserted = true

@@ -250,8 +250,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         checkQueue()
         let id = ObjectID.temporary(entity)
         let creation = ObjectCreation(
-            entity: entity, objectID: id, attributeValues: entity.attributes.map(\.defaultValue),
-            relationValues: entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }, isFault: false)
+            entity: entity, objectID: id, attributeValues: entity.defaultAttributeValues,
+            relationValues: entity.newRelationValues, isFault: false)
         let (object, construction) = ObjectConstruction.make(entity, creation, collectsDefaults: true)
         for (slot, value) in construction.defaults { object.attributeValues[slot] = value }
         object.storageOwner = self

@@ -34,6 +34,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     @usableFromInline let relationshipIsToMany: [Bool]
     /// The table's columns after `_id` and `_version`, in order.
     let columns: [Column]
+    /// Every attribute's default value by slot: a new object's storage starts as a copy of it.
+    let defaultAttributeValues: [PropertyValue]
+    /// Every attribute's transformer by slot (nil for attributes that are not transformable),
+    /// read on the hot paths without copying the attribute's description.
+    let attributeTransformers: [(any DataTransformer)?]
     /// For typed classes: how each attribute's wrapper converts its Swift type (by slot).
     @usableFromInline let attributeConversions: [(any AttributeConversion.Type)?]
     /// For typed classes: how each relationship's wrapper converts its Swift type (by slot).
@@ -67,6 +72,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.attributeNames = attributes.map(\.name)
         self.relationshipNames = relationships.map(\.name)
         self.relationshipIsToMany = relationships.map(\.isToMany)
+        self.defaultAttributeValues = attributes.map(\.defaultValue)
+        self.attributeTransformers = attributes.map(\.transformer)
         var columns: [Column] = attributes.indices.map { .attribute($0) }
         for (i, r) in relationships.enumerated() {
             if case .foreignKey = r.storage { columns.append(.foreignKey(i)) }

@@ -135,7 +135,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @usableFromInline final func setEncodedAttribute<V>(_ value: V, at slot: Int, fallback: (any AttributeConversion.Type)?) {
         guard let conversion = entity.attributeConversions[slot] ?? fallback else { return }
         do {
-            setAttributeValue(try conversion.encode(value, transformer: entity.attributes[slot].transformer), at: slot)
+            setAttributeValue(try conversion.encode(value, transformer: entity.attributeTransformers[slot]), at: slot)
         } catch {
             willAccess()
             valueErrors[slot] = error

@@ -70,7 +70,7 @@ final class ObjectConstruction {
     /// Records a wrapper's initial value for the object being inserted.
     @usableFromInline func collectDefault<V>(_ value: V, slot: Int) {
         guard let conversion = entity.attributeConversions[slot] else { return }
-        let transformer = entity.attributes[slot].transformer
+        let transformer = entity.attributeTransformers[slot]
         defaults.append((slot, (try? conversion.encode(value, transformer: transformer)) ?? .null))
     }
 }

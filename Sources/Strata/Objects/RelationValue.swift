@@ -21,3 +21,10 @@ enum RelationValue {
         }
     }
 }
+
+extension EntityDescription {
+    /// A new object's relationship states by slot: empty to-manys and nil to-ones.
+    var newRelationValues: [RelationValue] {
+        relationshipIsToMany.map { $0 ? .toMany([]) : .toOne(nil) }
+    }
+}
