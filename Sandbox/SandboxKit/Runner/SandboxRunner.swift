@@ -37,8 +37,10 @@ public struct SandboxRunner: Sendable {
         let data = SourceData(books: options.objects, seed: options.seed)
         let log = ProgressLog(enabled: options.showsProgress)
         var context = RunContext(model: model, data: data, scratch: scratch, log: log, rawRate: nil)
-        // The reference rate: the baseline's raw SQLite row when it runs, otherwise measured first, silently.
-        if !scenarios.contains(where: { $0 == BaselineScenario.self }) {
+        // The reference rate: the baseline's raw SQLite row when it runs, otherwise measured first,
+        // silently — unless every variant selected compares with a counterpart of its own.
+        let needsReference = scenarios.contains { type in type.variants.contains { $0.baseline == nil } }
+        if needsReference, !scenarios.contains(where: { $0 == BaselineScenario.self }) {
             let seconds = try await RawSQLiteInsert.bestOf(RawSQLiteInsert.repetitions, data, scratch: scratch, model: model)
             context.rawRate = Double(data.books.count) / max(1e-9, seconds)
         }

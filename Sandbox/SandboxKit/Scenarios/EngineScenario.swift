@@ -40,7 +40,8 @@ public struct EngineScenario: Scenario {
         switch run.variant {
         case "raw-read"?, "fetch"?, "fetch-batched"?:
             let coordinator = try await StoreCoordinator(model: run.model, store: .sqlite(run.storeURL))
-            _ = try await Self.batchInsert(run.data, into: coordinator)
+            let authorIDs = try await Self.insertAuthors(run.data, into: coordinator)
+            _ = try coordinator.execute(Self.bookRequest(run.data, authorIDs: authorIDs))
             try coordinator.close()
         default:
             try await BaselineScenario.createSchema(at: run.storeURL, model: run.model)
@@ -119,8 +120,29 @@ public struct EngineScenario: Scenario {
     /// Authors saved through a context (untimed), then every book with its author's ID in one
     /// ``BatchInsertRequest`` (timed: building the request and executing it, foreign keys on).
     static func batchInsert(_ data: SourceData, into coordinator: StoreCoordinator) async throws -> Double {
+        let authorIDs = try await insertAuthors(data, into: coordinator)
+        var written = 0
+        let seconds = try timed { written = try measuredBatchInsert(data, authorIDs: authorIDs, into: coordinator) }
+        guard written == data.books.count else { throw SandboxError("batch insert wrote \(written) of \(data.books.count) rows") }
+        return seconds
+    }
+
+    @inline(never)
+    static func measuredBatchInsert(_ data: SourceData, authorIDs: [ObjectID], into coordinator: StoreCoordinator) throws -> Int {
+        try coordinator.execute(bookRequest(data, authorIDs: authorIDs)).count
+    }
+
+    /// Every book of `data`, with its author's ID, as one batch insert.
+    static func bookRequest(_ data: SourceData, authorIDs: [ObjectID]) -> BatchInsertRequest {
+        BatchInsertRequest(
+            entityName: "Book", keys: ["title", "published", "rating", "position", "author"],
+            rows: data.books.map { [.string($0.title), .date($0.published), .integer($0.rating), .integer($0.position), .objectID(authorIDs[$0.authorIndex])] })
+    }
+
+    /// The authors of `data`, saved through a context (never timed); their IDs by index.
+    static func insertAuthors(_ data: SourceData, into coordinator: StoreCoordinator) async throws -> [ObjectID] {
         let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "engine authors")
-        let authorIDs = try await context.perform { () throws -> [ObjectID] in
+        return try await context.perform { () throws -> [ObjectID] in
             let authors = (0..<data.authorCount).map { i in
                 let author = context.insert(Author.self)
                 author.name = "Author \(i)"
@@ -130,18 +152,6 @@ public struct EngineScenario: Scenario {
             try context.save()
             return authors.map(\.objectID)
         }
-        var written = 0
-        let seconds = try timed { written = try measuredBatchInsert(data, authorIDs: authorIDs, into: coordinator) }
-        guard written == data.books.count else { throw SandboxError("batch insert wrote \(written) of \(data.books.count) rows") }
-        return seconds
-    }
-
-    @inline(never)
-    static func measuredBatchInsert(_ data: SourceData, authorIDs: [ObjectID], into coordinator: StoreCoordinator) throws -> Int {
-        let request = BatchInsertRequest(
-            entityName: "Book", keys: ["title", "published", "rating", "position", "author"],
-            rows: data.books.map { [.string($0.title), .date($0.published), .integer($0.rating), .integer($0.position), .objectID(authorIDs[$0.authorIndex])] })
-        return try coordinator.execute(request).count
     }
 
     /// Every book fetched into a new private context (as full objects, or as faults paged
@@ -150,7 +160,9 @@ public struct EngineScenario: Scenario {
         let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "engine fetch")
         let (seconds, count) = try await context.perform { () throws -> (Double, Int) in
             var books: [Book] = []
-            let seconds = try timed { books = try measuredFetch(context, batchSize: batchSize) }
+            let seconds = try timed {
+                books = batchSize > 0 ? try measuredBatchedFetch(context, batchSize: batchSize) : try measuredMaterialisedFetch(context)
+            }
             return (seconds, books.count)   // the objects are released after the timed part
         }
         try await context.perform { context.reset() }
@@ -158,7 +170,16 @@ public struct EngineScenario: Scenario {
     }
 
     @inline(never)
-    static func measuredFetch(_ context: ObjectContext, batchSize: Int) throws -> [Book] {
+    static func measuredMaterialisedFetch(_ context: ObjectContext) throws -> [Book] {
+        try fetchReadingTitles(context, batchSize: 0)
+    }
+
+    @inline(never)
+    static func measuredBatchedFetch(_ context: ObjectContext, batchSize: Int) throws -> [Book] {
+        try fetchReadingTitles(context, batchSize: batchSize)
+    }
+
+    static func fetchReadingTitles(_ context: ObjectContext, batchSize: Int) throws -> [Book] {
         var request = FetchRequest<Book>()
         request.returnsObjectsAsFaults = false
         request.fetchBatchSize = batchSize
