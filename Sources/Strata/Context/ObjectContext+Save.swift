@@ -89,6 +89,7 @@ extension ObjectContext {
                 registered[permanent] = object
                 changes.permanentIDs[temporary] = permanent
                 permanentIDByTemporary[temporary] = permanent
+                relink(from: temporary, to: permanent)
             }
             object.lifecycle.isInserted = false
             if let version = outcome.versions[identity] {
@@ -121,8 +122,10 @@ extension ObjectContext {
             guard let row = outcome.refreshed[ObjectIdentifier(object)] else { continue }
             object.lifecycle.isDeleted = false
             object.attributeValues = row.attributes
+            let previous = loadedToOneTargets(object)
             object.relationValues = row.relationValues
             object.rowVersion = row.version
+            adoptRowRelations(object, previous: previous)
             // The row as it now stands: its attributes and the to-ones it stores (a retry under a
             // merge policy may have written any of them).
             var values: [String: PropertyValue] = [:]
@@ -179,6 +182,7 @@ extension ObjectContext {
         checkQueue()
         for object in registered.values { object.detachFromContext() }
         registered.removeAll()
+        inverseLinks.removeAll()
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
@@ -213,8 +217,10 @@ extension ObjectContext {
         for i in 0..<attributeCount where !object.changedProperties.contains(i) {
             object.attributeValues[i] = row.attributes[i]
         }
+        let previous = loadedToOneTargets(object)
         for i in object.entity.relationships.indices where !object.changedProperties.contains(attributeCount + i) {
             object.relationValues[i] = row.relationValues[i]
+            if case .toOneID(let target) = row.relationValues[i] { adoptToOne(object, at: i, target: target, previous: previous[i] ?? nil) }
         }
         object.committedAttributes = row.attributes
         object.rowVersion = row.version

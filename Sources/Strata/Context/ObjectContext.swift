@@ -79,6 +79,10 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// Temporary IDs this context has seen become permanent: a child may still name an object
     /// by its old temporary ID until it learns the new one.
     var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
+    /// Where loaded relationships hold (or point at) each object, as hints checked before use:
+    /// lets a row or to-many read later find the loaded inverse sides it must agree with
+    /// (see `ObjectContext+Inverses.swift`).
+    var inverseLinks: [ObjectID: Set<InverseLink>] = [:]
 
     /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
     public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil, mergePolicy: MergePolicy = .error) {
@@ -311,6 +315,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         object.rowVersion = row.version
         object.valueErrors = row.errors
         registered[id] = object
+        adoptRowRelations(object)
         return (object, true)
     }
 
@@ -322,6 +327,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         object.valueErrors = row.errors
         object.lifecycle.isFault = false
         object.faultBatch = nil
+        adoptRowRelations(object)
     }
 }
 

@@ -99,7 +99,7 @@ final class StressWorker: Sendable {
         do {
             try context.save()
             if isRoot, let changes = published.withLock({ $0 }) {
-                ledger.recordSave(changes, insertedValues: pending.withLock { $0?.inserted ?? [:] })
+                ledger.recordSave(changes, pending: pending.withLock { $0 })
             }
         } catch {
             ledger.recordFailure(error)
