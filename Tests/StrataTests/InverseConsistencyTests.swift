@@ -36,14 +36,14 @@ import Testing
     @discardableResult
     private func saveElsewhere(_ fixture: Fixture, _ edit: @escaping @Sendable (ObjectContext) throws -> Void) async throws -> ChangeSet? {
         let b = ObjectContext(.privateQueue, coordinator: fixture.coordinator, name: "b")
-        let received = Received<ChangeSet>()
-        let token = b.observeChanges { received.append($0) }
+        let received = Locked<ChangeSet?>(nil)
+        let token = b.observeChanges { changes in received.withLock { $0 = changes } }
         defer { token.cancel() }
         try b.performAndWait {
             try edit(b)
             try b.save()
         }
-        return received.all.last
+        return received.withLock { $0 }
     }
 
     @Test func aFaultFiredLaterLeavesTheToManyItWasLoadedInto() async throws {

@@ -1,8 +1,9 @@
-/// A hint that `holder`'s relationship at `relationship` (an index into the holder's entity's
-/// relationships) may hold, or point at, the object the hint is filed under. Hints are checked
+/// Where hints about an object's partners are filed: the object's ID and one of its
+/// relationships (an index into the ID's entity's relationships). The hints are the objects
+/// whose inverse of that relationship may hold (or point at) the object; they are checked
 /// before use, so a stale one costs a lookup, never a wrong answer.
-struct InverseLink: Hashable {
-    let holder: ManagedObject
+struct InverseLinkKey: Hashable {
+    let id: ObjectID
     let relationship: Int
 }
 
@@ -19,20 +20,29 @@ struct InverseLink: Hashable {
 ///   (many-to-many), the fresh load wins over the partners' loaded sides, except for pairs
 ///   the context changed and has not saved, which stay as edited.
 ///
-/// Partners are found without scanning the context: every loaded membership files an
-/// ``InverseLink`` under the member's ID (``inverseLinks``), so a row read later, or a
-/// to-many loaded later, finds the loaded sides that hold it in O(its partners).
+/// Partners are found without scanning the context: every loaded membership files its holder
+/// under the member's ID and relationship (``inverseLinks``), so a row read later, or a
+/// to-many loaded later, finds the loaded sides that hold it in O(its partners there).
 extension ObjectContext {
     /// Files a hint that `holder`'s relationship `relationship` holds (or points at) `id`.
-    @inline(__always)
     func noteLink(to id: ObjectID, holder: ManagedObject, relationship: Int) {
-        inverseLinks[id, default: []].insert(InverseLink(holder: holder, relationship: relationship))
+        let key = InverseLinkKey(id: id, relationship: holder.entity.relationships[relationship].inverseIndex)
+        inverseLinks[key, default: []].insert(holder)
     }
 
     /// Moves the hints filed under a temporary ID to the object's permanent ID.
     func relink(from temporary: ObjectID, to permanent: ObjectID) {
-        guard let links = inverseLinks.removeValue(forKey: temporary) else { return }
-        inverseLinks[permanent, default: []].formUnion(links)
+        guard !inverseLinks.isEmpty else { return }
+        for index in temporary.entity.relationships.indices {
+            guard let holders = inverseLinks.removeValue(forKey: InverseLinkKey(id: temporary, relationship: index)) else { continue }
+            inverseLinks[InverseLinkKey(id: permanent, relationship: index), default: []].formUnion(holders)
+        }
+    }
+
+    /// Drops the hints filed under `id` (its object left the context).
+    func unlink(_ id: ObjectID) {
+        guard !inverseLinks.isEmpty else { return }
+        for index in id.entity.relationships.indices { inverseLinks[InverseLinkKey(id: id, relationship: index)] = nil }
     }
 
     /// Whether `holder`, a loaded live object of this context, holds `object` in its
@@ -49,17 +59,16 @@ extension ObjectContext {
 
     /// The loaded objects whose inverse of `object`'s relationship `index` holds `object`.
     func holders(of object: ManagedObject, through index: Int) -> [ManagedObject] {
-        guard let links = inverseLinks[object.objectID] else { return [] }
-        let relationship = object.entity.relationships[index]
+        let key = InverseLinkKey(id: object.objectID, relationship: index)
+        guard let candidates = inverseLinks[key] else { return [] }
+        let inverse = object.entity.relationships[index].inverseIndex
         var result: [ManagedObject] = []
         var stale = false
-        for link in links {
-            if link.holder.storageOwner !== self { stale = true; continue }
-            guard link.relationship == relationship.inverseIndex, link.holder.entity.index == relationship.destinationIndex,
-                  holds(link.holder, link.relationship, object) else { continue }
-            result.append(link.holder)
+        for holder in candidates {
+            if holder.storageOwner !== self { stale = true; continue }
+            if holds(holder, inverse, object) { result.append(holder) }
         }
-        if stale { inverseLinks[object.objectID] = links.filter { $0.holder.storageOwner === self } }
+        if stale { inverseLinks[key] = candidates.filter { $0.storageOwner === self } }
         return result
     }
 

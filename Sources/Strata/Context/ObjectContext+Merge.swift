@@ -87,7 +87,7 @@ extension ObjectContext {
             }
         }
         for object in objects {
-            inverseLinks[object.objectID] = nil
+            unlink(object.objectID)
             if registered[object.objectID] === object { registered[object.objectID] = nil }
             inserted.remove(object)
             updated.remove(object)

@@ -82,7 +82,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// Where loaded relationships hold (or point at) each object, as hints checked before use:
     /// lets a row or to-many read later find the loaded inverse sides it must agree with
     /// (see `ObjectContext+Inverses.swift`).
-    var inverseLinks: [ObjectID: Set<InverseLink>] = [:]
+    var inverseLinks: [InverseLinkKey: Set<ManagedObject>] = [:]
 
     /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
     public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil, mergePolicy: MergePolicy = .error) {
