@@ -182,6 +182,32 @@ import Testing
         }
     }
 
+    @Test func aLocalToManyEditKeptByAMergeStillSavesWhatItRemoved() async throws {
+        let directory = TemporaryDirectory()
+        let f = try await fixture(directory)
+        let a = ObjectContext(.privateQueue, coordinator: f.coordinator, name: "a")   // .error: keeps local edits
+        try a.performAndWait {
+            let note = try object(a, f.note, Note.self)
+            note.tags.insert(try object(a, f.tag, Tag.self))
+            try a.save()
+            note.tags.removeAll()                              // unsaved: the pair (note, tag) goes
+        }
+        let changes = try #require(try await saveElsewhere(f) { b in
+            let label = b.insert(Tag.self)
+            label.label = "added elsewhere"
+            try object(b, f.note, Note.self).tags.insert(label)
+        })
+        #expect(changes.updated[f.note]?["tags"] != nil)
+        try a.performAndWait {
+            a.merge(changes)                                   // note.tags is edited here: kept
+            try a.checkInvariants()
+            try a.save()
+        }
+        let reader = ObjectContext(.privateQueue, coordinator: f.coordinator, name: "reader")
+        let labels = try reader.performAndWait { Set(try object(reader, f.note, Note.self).tags.map(\.label)) }
+        #expect(labels == ["added elsewhere"])                 // our removal and their addition, pair by pair
+    }
+
     @Test func aChildThatMergesNothingReadsItsParentsMoveConsistently() async throws {
         let directory = TemporaryDirectory()
         let f = try await fixture(directory)

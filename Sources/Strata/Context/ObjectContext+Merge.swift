@@ -42,7 +42,9 @@ extension ObjectContext {
                     let editedHere = object.changedProperties.contains(bit)
                     let incoming: RelationValue
                     if case .objectID(let target) = value { incoming = .toOneID(target) } else if entity.relationships[r].isToMany { incoming = .unloaded } else { incoming = .toOneID(nil) }
-                    if object.committedRelations[r] != nil { object.committedRelations[r] = incoming }
+                    // A kept to-many edit keeps its committed membership: the save writes the
+                    // pairs it added and removed against it (the incoming ones are stored already).
+                    if object.committedRelations[r] != nil, !entity.relationships[r].isToMany { object.committedRelations[r] = incoming }
                     if !editedHere || !keepsLocal {
                         let previous = loadedToOneTargets(object)[r]
                         object.relationValues[r] = incoming

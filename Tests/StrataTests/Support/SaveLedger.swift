@@ -36,6 +36,9 @@ final class SaveLedger: Sendable {
         /// The latest reported state of each join-table pair, keyed by the owning side's
         /// relationship: present or not, at the owning object's row version.
         var pairs: [JoinPair: Write] = [:]
+        /// Saves of a to-many change whose membership before the change was unknown to the
+        /// saving context (it then cannot write the pairs it removed).
+        var lostBases: [String] = []
     }
 
     /// One pair of a many-to-many relationship, named from the side that owns the join table.
@@ -77,6 +80,7 @@ final class SaveLedger: Sendable {
         }
         // Pair writes: (pair, present) per saved owner, from the owner's membership diff.
         var pairWrites: [ObjectID: [(JoinPair, Bool)]] = [:]
+        var lostBases: [String] = []
         for (id, values) in insertedValues {
             for name in Self.joinOwners[id.entity.name] ?? [] {
                 let owner = permanent(id)
@@ -87,6 +91,7 @@ final class SaveLedger: Sendable {
             for name in Self.joinOwners[id.entity.name] ?? [] {
                 guard let change = values[name] else { continue }
                 let owner = permanent(id)
+                if case .objectIDs = change.old {} else { lostBases.append("\(owner).\(name) was saved from \(change.old) to \(change.new)") }
                 let old = members(change.old), new = members(change.new)
                 for member in new.subtracting(old) { pairWrites[owner, default: []].append((JoinPair(owner: owner, relationship: name, member: member), true)) }
                 for member in old.subtracting(new) { pairWrites[owner, default: []].append((JoinPair(owner: owner, relationship: name, member: member), false)) }
@@ -94,6 +99,7 @@ final class SaveLedger: Sendable {
         }
         state.withLock { state in
             state.saves += 1
+            state.lostBases += lostBases
             var written: [ObjectID: [String: PropertyValue]] = [:]
             for (temporary, values) in insertedValues {
                 let id = changes.permanentIDs[temporary] ?? temporary
