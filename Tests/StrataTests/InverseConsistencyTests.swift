@@ -208,6 +208,28 @@ import Testing
         #expect(labels == ["added elsewhere"])                 // our removal and their addition, pair by pair
     }
 
+    @Test func aRollbackDropsInsertedObjectsFromRelationshipsLoadedSince() async throws {
+        let directory = TemporaryDirectory()
+        let f = try await fixture(directory)
+        let a = ObjectContext(.privateQueue, coordinator: f.coordinator, name: "a", mergePolicy: .mergeByPropertyStoreTrump)
+        try a.performAndWait {
+            let fresh = a.insert(Note.self)
+            fresh.folder = try object(a, f.one, Folder.self)   // `one.notes` is edited here
+        }
+        let changes = try #require(try await saveElsewhere(f) { b in try object(b, f.note, Note.self).folder = try object(b, f.two, Folder.self) })
+        try a.performAndWait {
+            a.merge(changes)                                   // store trump: `one.notes` is unloaded, its edit dropped
+            let one = try object(a, f.one, Folder.self)
+            let fresh = try #require(a.insertedObjects.first as? Note)
+            #expect(one.notes.contains(fresh))                 // read again: the loaded to-one that points here wins
+            try a.checkInvariants()
+            a.rollback()
+            #expect(one.notes.allSatisfy { $0.context === a })
+            #expect(one.notes.map(\.objectID) == [f.other])
+            try a.checkInvariants()
+        }
+    }
+
     @Test func aChildThatMergesNothingReadsItsParentsMoveConsistently() async throws {
         let directory = TemporaryDirectory()
         let f = try await fixture(directory)

@@ -174,7 +174,9 @@ extension ObjectContext {
         updated.removeAll()
         deleted.removeAll()
         clearPendingIfNone()
-        for object in droppedInserts { object.detachFromContext() }
+        // Out of every loaded relationship too: one read since (a to-many loaded after a merge
+        // dropped its edit) may list them without being an edited object.
+        forget(droppedInserts)
     }
 
     /// Forgets every object: the context is as new. Objects obtained before are unusable.

@@ -90,6 +90,9 @@ final class StressWorker: Sendable {
             let object = random.pick(objects), keepEdits = random.chance(0.5)
             context.refresh(object, mergeChanges: keepEdits)
             return keepEdits ? "refresh keeping edits" : "refresh"
+        case 80..<81:
+            context.rollback()
+            return "rollback"
         default:
             save(ledger)
             return "save"
