@@ -5,9 +5,11 @@ import Testing
 @testable import Strata
 
 /// Eight contexts edit the same notes, folders and tags at once, each from its own thread
-/// with its own seeded script, saving as they go. Afterwards the store must be intact and
-/// hold, for every object and key, what the last successful save wrote (see ``SaveLedger``),
-/// and each context's object graph must pass `checkInvariants()` after every step and merge.
+/// with its own seeded script, saving as they go. Afterwards the store must be intact (no
+/// dangling key, `foreign_key_check` clean) and hold, for every object and key and every
+/// join-table pair, what the last successful save wrote (see ``SaveLedger``), and each
+/// context's object graph must pass `checkInvariants()`, inverses included, after every step
+/// and merge.
 ///
 /// The seed fixes each context's script; the interleaving of the threads is the machine's,
 /// so a failing seed reproduces the operations, not necessarily the exact schedule.
