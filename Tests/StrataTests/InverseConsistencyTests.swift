@@ -230,6 +230,43 @@ import Testing
         }
     }
 
+    /// One-to-one: a partner read later takes its partner from the loaded object it held.
+    @Test func aOneToOneReadLaterTakesThePartnerFromItsLoadedHolder() async throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription("Desk", attributes: [AttributeDescription("name", type: .string)],
+                              relationships: [RelationshipDescription("chair", destination: "Chair", inverse: "desk")]),
+            EntityDescription("Chair", attributes: [AttributeDescription("name", type: .string)],
+                              relationships: [RelationshipDescription("desk", destination: "Desk", inverse: "chair")]),
+        ])
+        let directory = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: model, store: .sqlite(directory.file()))
+        let seeder = ObjectContext(.privateQueue, coordinator: coordinator)
+        let ids = try seeder.performAndWait { () throws -> [ObjectID] in
+            let first = try seeder.insert(entityNamed: "Desk"), second = try seeder.insert(entityNamed: "Desk"), chair = try seeder.insert(entityNamed: "Chair")
+            try first.setValue(chair, forKey: "chair")
+            try seeder.save()
+            return [first, second, chair].map(\.objectID)
+        }
+        let a = ObjectContext(.privateQueue, coordinator: coordinator, name: "a")
+        a.performAndWait {
+            let first = a.object(with: ids[0]), chair = a.object(with: ids[2])
+            #expect(first.value(forKey: "chair") as? ManagedObject === chair)
+            #expect(chair.value(forKey: "desk") as? ManagedObject === first)
+        }
+        let b = ObjectContext(.privateQueue, coordinator: coordinator, name: "b")
+        try b.performAndWait {
+            try b.object(with: ids[1]).setValue(b.object(with: ids[2]), forKey: "chair")   // takes the chair from `first`
+            try b.save()
+        }
+        try a.performAndWait {
+            let first = a.object(with: ids[0]), second = a.object(with: ids[1]), chair = a.object(with: ids[2])
+            #expect(second.value(forKey: "chair") as? ManagedObject === chair)   // read now
+            #expect(chair.value(forKey: "desk") as? ManagedObject === second)
+            #expect(first.value(forKey: "chair") == nil)
+            try a.checkInvariants()
+        }
+    }
+
     @Test func aChildThatMergesNothingReadsItsParentsMoveConsistently() async throws {
         let directory = TemporaryDirectory()
         let f = try await fixture(directory)
