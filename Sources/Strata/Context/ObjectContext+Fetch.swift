@@ -253,7 +253,12 @@ extension ObjectContext {
                     let targets = try sourceRelated(of: entity, relationship: index, ids: unloaded.map(\.objectID))
                     for object in unloaded {
                         let objects = (targets[object.objectID] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
-                        object.relationValues[index] = relationship.isToMany ? .toMany(.init(objects)) : .toOne(objects.first)
+                        if relationship.isToMany {
+                            object.relationValues[index] = .toMany(.init(adoptToMany(object, at: index, members: objects)))
+                        } else {
+                            adoptToOne(object, at: index, target: objects.first?.objectID, previous: nil)
+                            object.relationValues[index] = .toOne(objects.first)
+                        }
                     }
                 }
                 let next = loaded.flatMap { relationship.isToMany ? Array($0.toMany(at: index)) : ($0.toOne(at: index).map { [$0] } ?? []) }

@@ -44,10 +44,9 @@ extension ObjectContext {
     ///   an object of this context, and the target's inverse, when loaded, points back
     ///   (to-one: that object, or its ID while unresolved; to-many: contains it).
     ///
-    /// Each problem carries its ``ContextInvariantViolation/Kind``. The first three kinds must
-    /// hold at all times. An `.inverseMismatch` can also come from state loaded at different
-    /// moments while other contexts save (a to-many loaded before a partner, read later,
-    /// moved into it): a context that only sees its own changes must have none.
+    /// Each problem carries its ``ContextInvariantViolation/Kind``. Every kind must hold at all
+    /// times, inverses included: rows, loads and merges arriving at different moments bring
+    /// the loaded inverse sides along (`ObjectContext+Inverses.swift`, docs/concurrency.md rule 4).
     ///
     /// For example:
     /// ```swift

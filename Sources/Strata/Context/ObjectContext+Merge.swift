@@ -42,10 +42,15 @@ extension ObjectContext {
                     let editedHere = object.changedProperties.contains(bit)
                     let incoming: RelationValue
                     if case .objectID(let target) = value { incoming = .toOneID(target) } else if entity.relationships[r].isToMany { incoming = .unloaded } else { incoming = .toOneID(nil) }
-                    if object.committedRelations[r] != nil { object.committedRelations[r] = incoming }
+                    // A kept to-many edit keeps its committed membership: the save writes the
+                    // pairs it added and removed against it (the incoming ones are stored already).
+                    if object.committedRelations[r] != nil, !entity.relationships[r].isToMany { object.committedRelations[r] = incoming }
                     if !editedHere || !keepsLocal {
+                        let previous = loadedToOneTargets(object)[r]
                         object.relationValues[r] = incoming
                         if editedHere { object.changedProperties.remove(bit); object.committedRelations[r] = nil }
+                        // A merged to-one brings the loaded inverses of its old and new partners along.
+                        if case .toOneID(let target) = incoming { adoptToOne(object, at: r, target: target, previous: previous ?? nil) }
                     }
                 case nil:
                     continue
@@ -84,6 +89,7 @@ extension ObjectContext {
             }
         }
         for object in objects {
+            unlink(object.objectID)
             if registered[object.objectID] === object { registered[object.objectID] = nil }
             inserted.remove(object)
             updated.remove(object)
@@ -109,6 +115,7 @@ extension ObjectContext {
         var touched = false
         var displaced: [ObjectIdentifier: ManagedObject] = [:]   // an instance under the new ID already → the kept one
         for (temporary, permanent) in mapping {
+            relink(from: temporary, to: permanent)
             guard let object = registered.removeValue(forKey: temporary) else { continue }
             object.objectID = permanent
             // A parent may have named the object by its new ID before this context learned it,

@@ -1,4 +1,5 @@
 import Logging
+import OrderedCollections
 
 extension ObjectContext: ObjectOwner {
     func checkAccess(_ object: ManagedObject) {
@@ -41,13 +42,23 @@ extension ObjectContext: ObjectOwner {
         object.valueErrors[-1] = error
         object.lifecycle.isFault = false
         object.faultBatch = nil
+        // Loaded partners agree with the empty row (see ObjectContext+Inverses).
+        adoptRowRelations(object)
+        for (index, relationship) in object.entity.relationships.enumerated() where relationship.isToMany {
+            object.relationValues[index] = .toMany(OrderedSet(adoptToMany(object, at: index, members: [])))
+        }
     }
 
     func loadToMany(_ object: ManagedObject, relationship index: Int) -> [ManagedObject] {
         guard !object.lifecycle.isInserted else { return [] }
         do {
             let targets = try sourceRelated(of: object.entity, relationship: index, ids: [object.objectID])
-            return (targets[object.objectID] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
+            let members = (targets[object.objectID] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
+            guard object.entity.relationships[index].isToMany else {
+                adoptToOne(object, at: index, target: members.first?.objectID, previous: nil)
+                return members
+            }
+            return adoptToMany(object, at: index, members: members)
         } catch {
             object.valueErrors[-1] = error
             Logger(label: "strata.context").error("\(error)")

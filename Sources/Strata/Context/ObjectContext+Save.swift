@@ -89,6 +89,7 @@ extension ObjectContext {
                 registered[permanent] = object
                 changes.permanentIDs[temporary] = permanent
                 permanentIDByTemporary[temporary] = permanent
+                relink(from: temporary, to: permanent)
             }
             object.lifecycle.isInserted = false
             if let version = outcome.versions[identity] {
@@ -121,8 +122,10 @@ extension ObjectContext {
             guard let row = outcome.refreshed[ObjectIdentifier(object)] else { continue }
             object.lifecycle.isDeleted = false
             object.attributeValues = row.attributes
+            let previous = loadedToOneTargets(object)
             object.relationValues = row.relationValues
             object.rowVersion = row.version
+            adoptRowRelations(object, previous: previous)
             // The row as it now stands: its attributes and the to-ones it stores (a retry under a
             // merge policy may have written any of them).
             var values: [String: PropertyValue] = [:]
@@ -171,7 +174,9 @@ extension ObjectContext {
         updated.removeAll()
         deleted.removeAll()
         clearPendingIfNone()
-        for object in droppedInserts { object.detachFromContext() }
+        // Out of every loaded relationship too: one read since (a to-many loaded after a merge
+        // dropped its edit) may list them without being an edited object.
+        forget(droppedInserts)
     }
 
     /// Forgets every object: the context is as new. Objects obtained before are unusable.
@@ -179,6 +184,7 @@ extension ObjectContext {
         checkQueue()
         for object in registered.values { object.detachFromContext() }
         registered.removeAll()
+        inverseLinks.removeAll()
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
@@ -213,8 +219,10 @@ extension ObjectContext {
         for i in 0..<attributeCount where !object.changedProperties.contains(i) {
             object.attributeValues[i] = row.attributes[i]
         }
+        let previous = loadedToOneTargets(object)
         for i in object.entity.relationships.indices where !object.changedProperties.contains(attributeCount + i) {
             object.relationValues[i] = row.relationValues[i]
+            if case .toOneID(let target) = row.relationValues[i] { adoptToOne(object, at: i, target: target, previous: previous[i] ?? nil) }
         }
         object.committedAttributes = row.attributes
         object.rowVersion = row.version

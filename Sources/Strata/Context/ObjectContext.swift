@@ -82,6 +82,10 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
     /// What ``processPendingChanges()`` last reported; `nil` until it is first called.
     var pendingChangeTracker: PendingChangeTracker?
+    /// Where loaded relationships hold (or point at) each object, as hints checked before use:
+    /// lets a row or to-many read later find the loaded inverse sides it must agree with
+    /// (see `ObjectContext+Inverses.swift`).
+    @exclusivity(unchecked) var inverseLinks: [InverseLinkKey: Set<ManagedObject>] = [:]
 
     /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
     public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil, mergePolicy: MergePolicy = .error) {
@@ -330,6 +334,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         object.rowVersion = row.version
         object.valueErrors = row.errors
         registered[id] = object
+        adoptRowRelations(object)
         return (object, true)
     }
 
@@ -341,6 +346,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         object.valueErrors = row.errors
         object.lifecycle.isFault = false
         object.faultBatch = nil
+        adoptRowRelations(object)
     }
 }
 

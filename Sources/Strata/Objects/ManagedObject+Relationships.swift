@@ -100,6 +100,7 @@ extension ManagedObject {
         willAccess()
         relationWillChange(index)
         relationValues[index] = .toOne(target)
+        if let target { storageOwner?.noteLink(to: target.objectID, holder: self, relationship: index) }
     }
 
     final func primitiveInsert(_ target: ManagedObject, at index: Int) {
@@ -109,6 +110,7 @@ extension ManagedObject {
         relationValues[index] = .unloaded  // drop the reference so the append does not copy
         objects.append(target)
         relationValues[index] = .toMany(objects)
+        storageOwner?.noteLink(to: target.objectID, holder: self, relationship: index)
     }
 
     final func primitiveRemove(_ target: ManagedObject, at index: Int) {
@@ -124,6 +126,7 @@ extension ManagedObject {
         _ = toMany(at: index)
         relationWillChange(index)
         relationValues[index] = .toMany(targets)
+        if let owner = storageOwner { for target in targets { owner.noteLink(to: target.objectID, holder: self, relationship: index) } }
     }
 
     /// Tracks a relationship change: committed state is captured the first time.

@@ -83,6 +83,16 @@ final class StressWorker: Sendable {
         case 77..<78 where tags.count > 2:
             context.delete(random.pick(tags))
             return "delete tag"
+        case 78..<80 where !notes.isEmpty && !folders.isEmpty && !tags.isEmpty:
+            // Re-read one object: its relationships must come back consistent with the loaded
+            // partners (a fault again, or fresh values under the unsaved edits).
+            let objects: [ManagedObject] = [random.pick(notes), random.pick(folders), random.pick(tags)]
+            let object = random.pick(objects), keepEdits = random.chance(0.5)
+            context.refresh(object, mergeChanges: keepEdits)
+            return keepEdits ? "refresh keeping edits" : "refresh"
+        case 80..<81:
+            context.rollback()
+            return "rollback"
         default:
             save(ledger)
             return "save"
@@ -99,7 +109,7 @@ final class StressWorker: Sendable {
         do {
             try context.save()
             if isRoot, let changes = published.withLock({ $0 }) {
-                ledger.recordSave(changes, insertedValues: pending.withLock { $0?.inserted ?? [:] })
+                ledger.recordSave(changes, pending: pending.withLock { $0 })
             }
         } catch {
             ledger.recordFailure(error)
