@@ -90,10 +90,10 @@ public final class StoreCoordinator: Sendable {
             case .inMemory:
                 contents = .empty
                 database = try DatabaseQueue(configuration: configuration)
-            case .sqlite(let url, _):
-                contents = try StoreOpener.inspect(url, model: model)
+            case .sqlite(let url, let options):
+                contents = try StoreOpener.inspect(url, model: model, busyTimeout: options.busyTimeout)
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                database = try DatabasePool(path: url.path, configuration: configuration)
+                database = try openPool(at: url.path, configuration: configuration, busyTimeout: options.busyTimeout)
             }
         } catch let error as StrataError {
             throw error
@@ -104,19 +104,52 @@ public final class StoreCoordinator: Sendable {
         case .store(let identifier):
             return (database, identifier)
         case .empty:
-            let identifier = UUID()
+            let path: String = if case .sqlite(let url, _) = store { url.path } else { ":memory:" }
+            return (database, try createSchema(in: database, model: model, path: path))
+        }
+    }
+
+    /// Opens the connection pool on `path`, retrying while another connection holds the lock that
+    /// switching a new file to WAL needs (two processes opening the same new store): GRDB runs
+    /// that `PRAGMA journal_mode` outside the busy handler. Gives up after `busyTimeout` seconds.
+    private static func openPool(at path: String, configuration: Configuration, busyTimeout: Double) throws -> DatabasePool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(busyTimeout * 1000))
+        while true {
             do {
-                try database.write { db in
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
+    }
+
+    /// Creates the tables of a new store in one exclusive transaction, or — when another
+    /// connection or process created them since the file was inspected — waits for it (the busy
+    /// timeout) and reads what it wrote. Returns the store's identifier.
+    private static func createSchema(in database: any DatabaseWriter, model: ObjectModel, path: String) throws(StrataError) -> UUID {
+        do {
+            return try database.writeWithoutTransaction { db in
+                var identifier = UUID()
+                try db.inTransaction(.exclusive) {
+                    let exists = try Bool.fetchOne(db, sql: "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                                   arguments: [StoreSchema.metadataTable]) ?? false
+                    if exists {
+                        identifier = try StoreOpener.checkMetadata(db, model: model, path: path)
+                        return .commit
+                    }
                     for statement in StoreSchema.createStatements(for: model) { try db.execute(sql: statement) }
                     let insert = "INSERT INTO \(StoreSchema.metadataTable) (key, value) VALUES (?, ?)"
                     try db.execute(sql: insert, arguments: ["modelHash", model.versionHash])
                     try db.execute(sql: insert, arguments: ["storeUUID", identifier.uuidString])
                     try db.execute(sql: insert, arguments: ["formatVersion", StoreSchema.formatVersion])
+                    return .commit
                 }
-            } catch {
-                throw StrataError(.storeFailure, "The store could not be created: \(error)", underlying: error)
+                return identifier
             }
-            return (database, identifier)
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.storeFailure, "The store could not be created: \(error)", underlying: error)
         }
     }
 

@@ -12,7 +12,9 @@ enum StoreOpener {
         case store(identifier: UUID)
     }
 
-    static func inspect(_ url: URL, model: ObjectModel) throws(StrataError) -> Contents {
+    /// Reads what the file at `url` holds; waits up to `busyTimeout` seconds for a connection
+    /// that is writing it (another process creating the same new store, say).
+    static func inspect(_ url: URL, model: ObjectModel, busyTimeout: Double) throws(StrataError) -> Contents {
         let path = url.path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return .empty }
         if (attributes[.size] as? NSNumber)?.intValue == 0 { return .empty }
@@ -26,6 +28,7 @@ enum StoreOpener {
         }
         var configuration = Configuration()
         configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }
@@ -37,25 +40,31 @@ enum StoreOpener {
                 guard tables.contains(StoreSchema.metadataTable) else {
                     throw StrataError(.notAStore, "\(path) is a SQLite database, but not a Strata store (tables: \(tables.prefix(5).joined(separator: ", "))).")
                 }
-                let metadata: [String: String]
-                do {
-                    metadata = Dictionary(
-                        try Row.fetchAll(db, sql: "SELECT key, value FROM \(StoreSchema.metadataTable)").map { ($0["key"] as String, $0["value"] as String) },
-                        uniquingKeysWith: { a, _ in a })
-                } catch { throw classify(error, path: path) }
-                guard let hash = metadata["modelHash"], let uuidText = metadata["storeUUID"], let uuid = UUID(uuidString: uuidText) else {
-                    throw StrataError(.corruptStore, "\(path) has a damaged Strata metadata table.")
-                }
-                guard hash == model.versionHash else {
-                    throw StrataError(.modelMismatch, "\(path) was written with model \(hash); this model is \(model.versionHash). Migrate the store or open it with its own model.")
-                }
-                return .store(identifier: uuid)
+                return .store(identifier: try checkMetadata(db, model: model, path: path))
             }
         } catch let error as StrataError {
             throw error
         } catch {
             throw classify(error, path: path)
         }
+    }
+
+    /// Reads the metadata table of the store open in `db`: its identifier, after checking that
+    /// it was written with `model`.
+    static func checkMetadata(_ db: Database, model: ObjectModel, path: String) throws(StrataError) -> UUID {
+        let metadata: [String: String]
+        do {
+            metadata = Dictionary(
+                try Row.fetchAll(db, sql: "SELECT key, value FROM \(StoreSchema.metadataTable)").map { ($0["key"] as String, $0["value"] as String) },
+                uniquingKeysWith: { a, _ in a })
+        } catch { throw classify(error, path: path) }
+        guard let hash = metadata["modelHash"], let uuidText = metadata["storeUUID"], let uuid = UUID(uuidString: uuidText) else {
+            throw StrataError(.corruptStore, "\(path) has a damaged Strata metadata table.")
+        }
+        guard hash == model.versionHash else {
+            throw StrataError(.modelMismatch, "\(path) was written with model \(hash); this model is \(model.versionHash). Migrate the store or open it with its own model.")
+        }
+        return uuid
     }
 
     /// Maps a SQLite failure met while inspecting a file to a typed error.
