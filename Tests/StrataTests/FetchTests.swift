@@ -126,10 +126,34 @@ import Testing
                 var request = FetchRequest<Note>()
                 request.returnsObjectsAsFaults = true
                 let notes = try context.fetch(request)
-                return notes.reduce(0) { $0 + $1.title.count }
+                #expect(notes.count == 6)
+                #expect(notes.allSatisfy { $0.isFault && !$0.awakenedFromFetch })   // not read yet
+                let total = notes.reduce(0) { $0 + $1.title.count }
+                #expect(notes.allSatisfy { !$0.isFault && $0.awakeFromFetchCount == 1 })   // the batch woke once each
+                return total
             }
         }
         #expect(sql.count == 2)   // keys, then one batch read for all six
+        try await context.perform {
+            // Touching and refetching loaded objects does not wake them again.
+            let notes = try context.fetch(FetchRequest<Note>())
+            _ = notes.map(\.title)
+            #expect(notes.count == 6)
+            #expect(notes.allSatisfy { $0.awakeFromFetchCount == 1 })
+            // An inserted object is awoken from insert, not from fetch, and a fetch that returns
+            // it (a pending change) does not wake it either.
+            let fresh = context.insert(Note.self)
+            fresh.title = "new"
+            #expect(try context.fetch(FetchRequest<Note>()).contains(fresh))
+            #expect(!fresh.awakenedFromFetch)
+        }
+        // A fetch that reads full rows (no faults) wakes each object once, right away.
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await other.perform {
+            let notes = try other.fetch(FetchRequest<Note>())
+            #expect(notes.count == 6)
+            #expect(notes.allSatisfy { !$0.isFault && $0.awakeFromFetchCount == 1 })
+        }
     }
 
     @Test func batchInsertWritesRowsWithoutObjects() async throws {
