@@ -31,9 +31,9 @@ import Testing
                 try maker.apply(steps: 30)
                 for n in 0..<requests {
                     let label = "seed \(seed) round \(round) #\(n)"
-                    if let failure = try Self.check(context: context, ids: ids, generator: &generator, rng: &rng, label: label) {
-                        failures.append(failure)
-                    }
+                    let (failure, selective) = try Self.check(context: context, ids: ids, generator: &generator, rng: &rng, label: label)
+                    if let failure { failures.append(failure) }
+                    if selective { maker.counts["selective", default: 0] += 1 }
                     if failures.count >= 5 { return (failures, maker.counts) }
                 }
             }
@@ -41,13 +41,65 @@ import Testing
         }
         #expect(["insert", "attribute", "relationship", "delete"].allSatisfy { counts[$0, default: 0] > 0 },
                 "seed \(seed): some kind of change never ran: \(counts)")
+        // Agreement proves little unless many requests select a proper, non-empty subset.
+        #expect(counts["selective", default: 0] > requests, "seed \(seed): only \(counts["selective", default: 0]) selective requests")
+        #expect(failures.isEmpty, "\(failures.count) mismatches:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// The same through a child context: the parent holds unsaved changes, the child reads
+    /// through it, first with no changes of its own, then with its own on top.
+    @Test(arguments: seeds) func childFetchAgreesWithLiveObjects(seed: UInt64) async throws {
+        let directory = TemporaryDirectory()
+        let model = try PredicateTestModel.make()
+        let coordinator = try await StoreCoordinator(model: model, store: .sqlite(directory.file()))
+        let parent = ObjectContext(.privateQueue, coordinator: coordinator)
+        let requests = iterationCount(40)
+        // The parent's live objects by entity (saved and not deleted, then inserted), as IDs.
+        let live = try await parent.perform { () -> [String: [ObjectID]] in
+            let fixtures = try PredicateTestStore(model: model)
+            var rng = SeededRandom(seed: seed)
+            try PredicateFixtures.populate(fixtures, using: &rng)
+            let ids = try PendingChangeMaker.copy(fixtures, into: parent)
+            parent.reset()
+            var maker = PendingChangeMaker(context: parent, ids: ids, rng: SeededRandom(seed: seed &+ 13))
+            try maker.apply(steps: 30)
+            var live: [String: [ObjectID]] = [:]
+            for entity in model.entities {
+                let saved = (ids[entity.name] ?? []).filter { !parent.object(with: $0).isDeleted }
+                live[entity.name] = saved + parent.insertedObjects.filter { $0.entity === entity }.map(\.objectID).sorted(by: Self.byKey)
+            }
+            return live
+        }
+        let child = ObjectContext(.privateQueue, parent: parent)
+        let (failures, selective) = try await child.perform { () -> ([String], Int) in
+            let fixtures = try PredicateTestStore(model: model)
+            var rng = SeededRandom(seed: seed)
+            try PredicateFixtures.populate(fixtures, using: &rng)   // for the generator's pools and key ranges
+            var generator = RandomPredicateGenerator(seed: seed &+ 3, store: fixtures)
+            var maker = PendingChangeMaker(context: child, ids: live, rng: SeededRandom(seed: seed &+ 17))
+            var failures: [String] = []
+            var selective = 0
+            for round in 0..<2 {
+                if round == 1 { try maker.apply(steps: 20) }
+                for n in 0..<requests {
+                    let label = "child seed \(seed) round \(round) #\(n)"
+                    let (failure, isSelective) = try Self.check(context: child, ids: live, generator: &generator, rng: &rng, label: label)
+                    if let failure { failures.append(failure) }
+                    if isSelective { selective += 1 }
+                    if failures.count >= 5 { return (failures, selective) }
+                }
+            }
+            return (failures, selective)
+        }
+        #expect(selective > requests / 2, "seed \(seed): only \(selective) selective requests")
         #expect(failures.isEmpty, "\(failures.count) mismatches:\n\(failures.joined(separator: "\n"))")
     }
 
     /// One random request: `fetch`, `fetchObjectIDs` and `count(for:)` against the oracle.
-    /// Returns a description of the mismatch, or nil.
+    /// Returns a description of the mismatch (or nil), and whether the request selected a
+    /// proper, non-empty subset of the live objects.
     static func check(context: ObjectContext, ids: [String: [ObjectID]], generator: inout RandomPredicateGenerator,
-                      rng: inout SeededRandom, label: String) throws -> String? {
+                      rng: inout SeededRandom, label: String) throws -> (failure: String?, selective: Bool) {
         let model = context.model
         let item = try #require(model.entity(named: "Item"))
         let (format, arguments) = generator.predicate()
@@ -82,7 +134,8 @@ import Testing
         }
         if fetchedIDs != expected { problems.append("fetchObjectIDs: \(fetchedIDs.count) IDs, expected \(expected.count) (equal as sets: \(Set(fetchedIDs) == Set(expected)))") }
         if counted != expected.count { problems.append("count(for:): \(counted), expected \(expected.count)") }
-        return problems.isEmpty ? nil : describe + "\n  " + problems.joined(separator: "\n  ")
+        let selective = !matching.isEmpty && matching.count < live.count
+        return (problems.isEmpty ? nil : describe + "\n  " + problems.joined(separator: "\n  "), selective)
     }
 
     static func byKey(_ a: ObjectID, _ b: ObjectID) -> Bool { FetchEvaluator.compareIDs(a, b) < 0 }
