@@ -122,6 +122,16 @@ import Testing
         #expect(result["blue"] == ["n1"])
         #expect(result["red"] == [])
         #expect(try await context.perform { context.updatedObjects.map(\.entity.name).sorted() } == ["Folder", "Tag"])
+        // A child sees its parent's renamed folder too; then its own rename on top.
+        let child = ObjectContext(.privateQueue, parent: context)
+        let fromChild = try await child.perform { () -> [[String]] in
+            let request = FetchRequest<Note>(predicate: try ObjectPredicate("folder.name == 'Z'"), sortKeys: [SortKey("title")])
+            let before = try child.fetch(request).map(\.title)
+            let folderB = try child.fetch(FetchRequest<Folder>(predicate: try ObjectPredicate("name == 'B'")))[0]
+            folderB.name = "Z"
+            return [before, try child.fetch(request).map(\.title), [String(try child.count(for: request))]]
+        }
+        #expect(fromChild == [["n0", "n2", "n4"], ["n0", "n1", "n2", "n3", "n4", "n5"], ["6"]])
     }
 
     @Test func dictionariesReturnRequestedProperties() async throws {
