@@ -4,16 +4,14 @@ import Testing
 @testable import Strata
 
 /// The concurrency debug mode, tested as crashes: each exit test runs in a child process,
-/// so a trap there is observed, not suffered, and a change to the global debug flag there
-/// cannot leak into tests running in parallel.
+/// so a trap there is observed, not suffered. No test changes the process-wide
+/// `ObjectContext.concurrencyDebugging` (tests run in parallel, and every context created
+/// meanwhile would read it): each asks for the checks it wants per context.
 @Suite struct ConcurrencyDebugTests {
     /// A private context on an in-memory store, with debug checks as `checks` says.
     static func makeContext(checks: Bool) async throws -> ObjectContext {
         let coordinator = try await StoreCoordinator(model: testModel, store: .inMemory)
-        let previous = ObjectContext.concurrencyDebugging
-        ObjectContext.concurrencyDebugging = checks
-        defer { ObjectContext.concurrencyDebugging = previous }
-        return ObjectContext(.privateQueue, coordinator: coordinator, name: "checked context")
+        return ObjectContext(.privateQueue, coordinator: coordinator, name: "checked context", checksQueueAccess: checks)
     }
 
     @Test func touchingAContextOffItsQueueTraps() async throws {
@@ -66,10 +64,7 @@ import Testing
 
     @Test func aMainQueueContextIsUsableOnTheMainQueueWithoutPerform() async throws {
         let coordinator = try await StoreCoordinator(model: testModel, store: .inMemory)
-        let previous = ObjectContext.concurrencyDebugging
-        ObjectContext.concurrencyDebugging = true
-        let main = ObjectContext(.mainQueue, coordinator: coordinator)
-        ObjectContext.concurrencyDebugging = previous
+        let main = ObjectContext(.mainQueue, coordinator: coordinator, checksQueueAccess: true)
         #expect(main.checksQueueAccess)
         // On Linux the main queue runs on a worker thread; the check asks the queue, not the thread.
         let count = await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
@@ -80,6 +75,33 @@ import Testing
             }
         }
         #expect(count == 1)
+    }
+
+    @Test func theSettingIsPerContextAndDefaultsToTheGlobal() async throws {
+        let coordinator = try await StoreCoordinator(model: testModel, store: .inMemory)
+        let global = ObjectContext.concurrencyDebugging
+        for checks in [true, false] {
+            let root = ObjectContext(.privateQueue, coordinator: coordinator, checksQueueAccess: checks)
+            let child = ObjectContext(.privateQueue, parent: root, checksQueueAccess: checks)
+            #expect(root.checksQueueAccess == checks)
+            #expect(child.checksQueueAccess == checks)
+            // A child without the argument takes the global default, not its parent's setting.
+            #expect(ObjectContext(.privateQueue, parent: root).checksQueueAccess == global)
+        }
+        #expect(ObjectContext(.privateQueue, coordinator: coordinator).checksQueueAccess == global)
+        #expect(ObjectContext.concurrencyDebugging == global)   // nothing changed the default
+    }
+
+    @Test func aChildContextOffItsQueueTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let coordinator = try await StoreCoordinator(model: testModel, store: .inMemory)
+            let parent = ObjectContext(.privateQueue, coordinator: coordinator, checksQueueAccess: false)
+            let child = ObjectContext(.privateQueue, parent: parent, name: "checked child", checksQueueAccess: true)
+            _ = parent.hasChanges   // unchecked: fine off the queue while nothing else runs
+            _ = child.hasChanges    // checked: traps
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("the context was used off the queue of checked child."))
     }
 
     @Test func checksAreOnByDefaultInDebugBuilds() async throws {

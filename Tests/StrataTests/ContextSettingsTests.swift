@@ -11,10 +11,9 @@ import Testing
     /// regression shows as a failed expectation rather than a crashed test run.
     @Test func settingsAreSetOffTheQueueWithChecksOn() async {
         await #expect(processExitsWith: .success) {
-            ObjectContext.concurrencyDebugging = true   // a child process: nothing else sees it
             let directory = TemporaryDirectory()
             let (coordinator, writer) = try await makeStore(directory)
-            let reader = ObjectContext(.privateQueue, coordinator: coordinator, name: "reader")
+            let reader = ObjectContext(.privateQueue, coordinator: coordinator, name: "reader", checksQueueAccess: true)
             guard reader.checksQueueAccess else { exit(2) }
             // Off the queue, from another thread as well as this one.
             reader.mergePolicy = .mergeByPropertyStoreTrump
@@ -45,9 +44,9 @@ import Testing
     /// The settings stay on their lock only: an object is still confined to the queue.
     @Test func objectsStillTrapOffTheQueue() async {
         await #expect(processExitsWith: .failure) {
-            ObjectContext.concurrencyDebugging = true
             let directory = TemporaryDirectory()
-            let (_, context) = try await makeStore(directory)
+            let (coordinator, _) = try await makeStore(directory)
+            let context = ObjectContext(.privateQueue, coordinator: coordinator, checksQueueAccess: true)
             context.mergePolicy = .overwrite          // fine off the queue
             _ = context.insert(Note.self)             // traps: objects need the queue
         }

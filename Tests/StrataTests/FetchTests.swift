@@ -83,6 +83,57 @@ import Testing
         }
     }
 
+    /// A note that did not change still matches differently when a related object changed in
+    /// memory: the fetch must not trust SQL's answer (the stored folder name) for it.
+    @Test func pendingChangesOfRelatedObjectsAreIncluded() async throws {
+        let (dir, coordinator) = try await seeded(6)   // n0, n2, n4 in A; n1, n3, n5 in B
+        _ = dir
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let result = try await context.perform { () -> [String: [String]] in
+            let tag = context.insert(Tag.self)
+            tag.label = "red"
+            tag.notes = Set(try context.fetch(FetchRequest<Note>(predicate: try ObjectPredicate("title == 'n1'"))))
+            try context.save()
+            let folders = try context.fetch(FetchRequest<Folder>(sortKeys: [SortKey("name")]))
+            folders[0].name = "Z"   // A, renamed in memory; its notes are untouched
+            let titles = { (predicate: String, sort: [SortKey], limit: Int) throws -> [String] in
+                var request = FetchRequest<Note>(predicate: try ObjectPredicate(predicate), sortKeys: sort)
+                request.fetchLimit = limit
+                return try context.fetch(request).map(\.title)
+            }
+            let counted = try context.count(for: FetchRequest<Note>(predicate: try ObjectPredicate("folder.name == 'Z'")))
+            let ids = try context.fetchObjectIDs(FetchRequest<Note>(predicate: try ObjectPredicate("folder.name == 'A'")))
+            tag.label = "blue"      // only the tag changes: n1, tagged with it, must be re-tested
+            return [
+                "renamed": try titles("folder.name == 'Z'", [SortKey("title")], 0),
+                "old name": try titles("folder.name == 'A'", [], 0),
+                "by folder, limited": try titles("TRUEPREDICATE", [SortKey("folder.name"), SortKey("title")], 4),
+                "count": [String(counted)],
+                "ids": ids.map { "\($0)" },
+                "blue": try titles("ANY tags.label == 'blue'", [], 0),
+                "red": try titles("ANY tags.label == 'red'", [], 0),
+            ]
+        }
+        #expect(result["renamed"] == ["n0", "n2", "n4"])
+        #expect(result["old name"] == [])
+        #expect(result["by folder, limited"] == ["n1", "n3", "n5", "n0"])   // B before Z now
+        #expect(result["count"] == ["3"])
+        #expect(result["ids"] == [])
+        #expect(result["blue"] == ["n1"])
+        #expect(result["red"] == [])
+        #expect(try await context.perform { context.updatedObjects.map(\.entity.name).sorted() } == ["Folder", "Tag"])
+        // A child sees its parent's renamed folder too; then its own rename on top.
+        let child = ObjectContext(.privateQueue, parent: context)
+        let fromChild = try await child.perform { () -> [[String]] in
+            let request = FetchRequest<Note>(predicate: try ObjectPredicate("folder.name == 'Z'"), sortKeys: [SortKey("title")])
+            let before = try child.fetch(request).map(\.title)
+            let folderB = try child.fetch(FetchRequest<Folder>(predicate: try ObjectPredicate("name == 'B'")))[0]
+            folderB.name = "Z"
+            return [before, try child.fetch(request).map(\.title), [String(try child.count(for: request))]]
+        }
+        #expect(fromChild == [["n0", "n2", "n4"], ["n0", "n1", "n2", "n3", "n4", "n5"], ["6"]])
+    }
+
     @Test func dictionariesReturnRequestedProperties() async throws {
         let (dir, coordinator) = try await seeded(3)
         _ = dir
@@ -121,15 +172,43 @@ import Testing
         let (dir, coordinator) = try await seeded(6)
         _ = dir
         let context = ObjectContext(.privateQueue, coordinator: coordinator)
-        let (_, sql) = try await coordinator.recordingSQL {
-            try await context.perform { () -> Int in
+        // Each array holds, per note, (is a fault, times awoken from fetch).
+        let (states, sql) = try await coordinator.recordingSQL {
+            try await context.perform { () -> (before: [Bool], beforeCounts: [Int], after: [Bool], afterCounts: [Int]) in
                 var request = FetchRequest<Note>()
                 request.returnsObjectsAsFaults = true
                 let notes = try context.fetch(request)
-                return notes.reduce(0) { $0 + $1.title.count }
+                let before = notes.map(\.isFault), beforeCounts = notes.map(\.awakeFromFetchCount)
+                _ = notes[0].title   // fires the batch: all six are read
+                return (before, beforeCounts, notes.map(\.isFault), notes.map(\.awakeFromFetchCount))
             }
         }
         #expect(sql.count == 2)   // keys, then one batch read for all six
+        #expect(states.before == Array(repeating: true, count: 6))
+        #expect(states.beforeCounts == Array(repeating: 0, count: 6))   // not read, not awoken
+        #expect(states.after == Array(repeating: false, count: 6))
+        #expect(states.afterCounts == Array(repeating: 1, count: 6))    // the batch woke each once
+        let later = try await context.perform { () -> (refetched: [Int], freshAwoken: Bool, freshFetched: Bool) in
+            // Touching and refetching loaded objects does not wake them again.
+            let notes = try context.fetch(FetchRequest<Note>())
+            _ = notes.map(\.title)
+            // An inserted object is not awoken from fetch, even when a fetch returns it.
+            let fresh = context.insert(Note.self)
+            fresh.title = "new"
+            let fetched = try context.fetch(FetchRequest<Note>()).contains(fresh)
+            return (notes.map(\.awakeFromFetchCount), fresh.awakenedFromFetch, fetched)
+        }
+        #expect(later.refetched == Array(repeating: 1, count: 6))
+        #expect(later.freshFetched)
+        #expect(!later.freshAwoken)
+        // A fetch that reads full rows (no faults) wakes each object once, right away.
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        let direct = try await other.perform { () -> (faults: [Bool], counts: [Int]) in
+            let notes = try other.fetch(FetchRequest<Note>())
+            return (notes.map(\.isFault), notes.map(\.awakeFromFetchCount))
+        }
+        #expect(direct.faults == Array(repeating: false, count: 6))
+        #expect(direct.counts == Array(repeating: 1, count: 6))
     }
 
     @Test func batchInsertWritesRowsWithoutObjects() async throws {

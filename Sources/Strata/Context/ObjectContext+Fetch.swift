@@ -18,7 +18,8 @@ extension ObjectContext {
         checkQueue()
         let entity = try entity(for: request)
         let plan = try FetchPlan(request, entity: entity, model: model)
-        let pendingCount = request.includesPendingChanges ? pendingChangeCount(of: entity) : 0
+        let effect = request.includesPendingChanges ? pendingEffect(on: plan) : PendingEffect()
+        let pendingCount = effect.window
         let pending = pendingCount > 0
         let window: Int? = pending ? pendingCount : nil
         let asFaults = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
@@ -60,7 +61,7 @@ extension ObjectContext {
                 objects.append(object)
             }
         }
-        if pending { objects = foldPendingChanges(into: objects, plan: plan) }
+        if pending { objects = foldPendingChanges(effect, into: objects, plan: plan) }
         try prefetch(request.relationshipKeyPathsForPrefetching, from: objects)
         for object in awakened { object.awakeFromFetch() }
         return objects.compactMap { $0 as? T }
@@ -75,7 +76,7 @@ extension ObjectContext {
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(StrataError) -> [ObjectID] {
         checkQueue()
         let entity = try entity(for: request)
-        if request.includesPendingChanges && pendingChangeCount(of: entity) > 0 {
+        if try hasPendingEffect(request, entity: entity) {
             var faulting = request
             faulting.returnsObjectsAsFaults = true
             faulting.relationshipKeyPathsForPrefetching = []
@@ -94,7 +95,8 @@ extension ObjectContext {
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(StrataError) -> Int {
         checkQueue()
         let entity = try entity(for: request)
-        if (request.includesPendingChanges && pendingChangeCount(of: entity) > 0) || readsThroughParent { return try fetchObjectIDs(request).count }
+        if readsThroughParent { return try fetchObjectIDs(request).count }
+        if try hasPendingEffect(request, entity: entity) { return try fetchObjectIDs(request).count }
         let plan = try FetchPlan(request, entity: entity, model: model)
         var arguments: [DatabaseValue] = []
         var sql = "SELECT COUNT(*) FROM \(quoted(entity.name)) t0"
@@ -176,16 +178,6 @@ extension ObjectContext {
         return entity
     }
 
-    /// How many objects of `entity` this context changed (updated or deleted: each can leave a
-    /// window of stored rows) or inserted (each can enter it); 0 when none.
-    private func pendingChangeCount(of entity: EntityDescription) -> Int {
-        var count = 0
-        for object in inserted where object.entity === entity { count += 1 }
-        for object in updated where object.entity === entity { count += 1 }
-        for object in deleted where object.entity === entity { count += 1 }
-        return count
-    }
-
     private func fetchKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [Int64] {
         var arguments: [DatabaseValue] = []
         let sql = plan.sql(columns: "t0._id", pendingChanges: pendingChanges, arguments: &arguments)
@@ -218,20 +210,6 @@ extension ObjectContext {
             for object in page { object.faultBatch = batch }
             start += pageSize
         }
-    }
-
-    /// Removes deleted objects, re-checks changed ones, adds matching inserted ones, re-sorts.
-    private func foldPendingChanges(into fetched: [ManagedObject], plan: FetchPlan) -> [ManagedObject] {
-        let entity = plan.entity
-        var result = fetched.filter { !$0.lifecycle.isDeleted && (!$0.lifecycle.hasChanges || plan.matches($0)) }
-        var present = Set(result.map(ObjectIdentifier.init))
-        for object in updated where object.entity === entity && !present.contains(ObjectIdentifier(object)) && plan.matches(object) {
-            result.append(object)
-            present.insert(ObjectIdentifier(object))
-        }
-        for object in inserted where object.entity === entity && plan.matches(object) { result.append(object) }
-        result.sort(by: plan.areInIncreasingOrder)
-        return plan.window(result)
     }
 
     /// Reads the relationships named by `keyPaths` for all `objects` at once, one query per

@@ -38,10 +38,13 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// A name shown in diagnostics and debug-mode traps.
     public let name: String
 
-    /// Whether touching the context or its objects off its queue traps (see ``concurrencyDebugging``).
+    /// Whether touching the context or its objects off its queue traps: fixed at creation, from
+    /// the initialiser's `checksQueueAccess` argument or else ``concurrencyDebugging``.
     public let checksQueueAccess: Bool
 
     /// The default for ``checksQueueAccess`` of new contexts: on in debug builds, off in release.
+    /// Contexts read it when they are created. It is process-wide: to check (or not) one
+    /// context, e.g. in a test, pass `checksQueueAccess:` to its initialiser instead.
     ///
     /// For example:
     /// ```swift
@@ -88,32 +91,49 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     @exclusivity(unchecked) var inverseLinks: [InverseLinkKey: Set<ManagedObject>] = [:]
 
     /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
-    public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil, mergePolicy: MergePolicy = .error) {
+    ///
+    /// `checksQueueAccess` decides whether touching the context or its objects off its queue
+    /// traps; `nil` (the default) takes ``concurrencyDebugging`` as it is now. Pass a value to
+    /// fix it for this context alone, without changing the process-wide default.
+    ///
+    /// For example:
+    /// ```swift
+    /// let context = ObjectContext(.privateQueue, coordinator: coordinator)
+    /// let checked = ObjectContext(.privateQueue, coordinator: coordinator, checksQueueAccess: true)
+    /// ```
+    public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil, mergePolicy: MergePolicy = .error,
+                checksQueueAccess: Bool? = nil) {
         self.settings = Mutex(ContextSettings(mergePolicy: mergePolicy))
         self.concurrencyType = concurrencyType
         self.coordinator = coordinator
         self.parent = nil
         self.name = name ?? (concurrencyType == .mainQueue ? "main context" : "private context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "private")")
-        self.checksQueueAccess = Self.concurrencyDebugging
+        self.checksQueueAccess = checksQueueAccess ?? Self.concurrencyDebugging
         coordinator.register(self)
     }
 
     /// Creates a child context: its saves go into `parent` (in memory), and it sees the
     /// parent's unsaved changes.
     ///
+    /// `checksQueueAccess` decides whether touching the context or its objects off its queue
+    /// traps; `nil` (the default) takes ``concurrencyDebugging`` as it is now (not the parent's
+    /// setting).
+    ///
     /// For example:
     /// ```swift
     /// let editor = ObjectContext(.privateQueue, parent: mainContext)
+    /// let unchecked = ObjectContext(.privateQueue, parent: mainContext, checksQueueAccess: false)
     /// ```
-    public init(_ concurrencyType: ConcurrencyType, parent: ObjectContext, name: String? = nil, mergePolicy: MergePolicy = .error) {
+    public init(_ concurrencyType: ConcurrencyType, parent: ObjectContext, name: String? = nil, mergePolicy: MergePolicy = .error,
+                checksQueueAccess: Bool? = nil) {
         self.settings = Mutex(ContextSettings(mergePolicy: mergePolicy))
         self.concurrencyType = concurrencyType
         self.coordinator = parent.coordinator
         self.parent = parent
         self.name = name ?? (concurrencyType == .mainQueue ? "main child context" : "private child context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "child")")
-        self.checksQueueAccess = Self.concurrencyDebugging
+        self.checksQueueAccess = checksQueueAccess ?? Self.concurrencyDebugging
         parent.children.withLock { children in
             children.removeAll { $0.context == nil }
             children.append(WeakContext(self))

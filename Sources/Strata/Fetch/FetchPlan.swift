@@ -23,7 +23,8 @@ struct FetchPlan {
 
     /// `SELECT <columns> FROM <entity> t0 WHERE … ORDER BY …, t0._id [LIMIT … OFFSET …]`.
     ///
-    /// With `pendingChanges` objects of the entity changed in memory, the window widens to the
+    /// With `pendingChanges` objects of the entity affected by unsaved changes (deleted, or
+    /// tested again in memory: see `ObjectContext.PendingEffect`), the window widens to the
     /// first `offset + limit + pendingChanges` rows: the changes can push at most that many
     /// stored rows out of the requested window, and they are folded in afterwards.
     func sql(columns: String, pendingChanges: Int?, arguments: inout [DatabaseValue]) -> String {

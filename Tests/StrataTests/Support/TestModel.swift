@@ -17,8 +17,13 @@ final class Note: ManagedObject {
     @Relationship("folder", inverse: "notes") var folder: Folder?
     @Relationship("tags", inverse: "notes") var tags: Set<Tag>
 
-    nonisolated(unsafe) static var awakenedFromFetch = 0
+    /// How many times `awakeFromFetch()` ran on this object (a plain stored property: reading
+    /// it fires no fault).
+    var awakeFromFetchCount = 0
+    /// Whether `awakeFromFetch()` ran at least once.
+    var awakenedFromFetch: Bool { awakeFromFetchCount > 0 }
     override func awakeFromInsert() { uniqueIdentifier = UUID().uuidString }
+    override func awakeFromFetch() { awakeFromFetchCount += 1 }
     override func validateForUpdate() throws {
         if title == "invalid" { throw NoteError.invalidTitle }
     }
