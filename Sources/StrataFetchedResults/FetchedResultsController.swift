@@ -134,6 +134,13 @@ public final class FetchedResultsController<Object: ManagedObject> {
         if let sectionKeyPath, sectionKeyPath != first.keyPath {
             throw FetchedResultsError.sectionKeyNotFirstSortKey(sectionKeyPath: sectionKeyPath, firstSortKey: first.keyPath)
         }
+        try loadResults()
+        shownValues = [:]
+        hasFetched = true
+    }
+
+    /// Fetches the results into the index (shared by ``performFetch()`` and windowed batches).
+    func loadResults() throws {
         let statistics = index.statistics
         index = ResultsIndex(evaluator: try fetchRequest.evaluator(in: context), isSectioned: sectionKeyPath != nil)
         index.statistics = statistics
@@ -149,8 +156,6 @@ public final class FetchedResultsController<Object: ManagedObject> {
                 objectKeys[ObjectIdentifier(entry.object)] = entry.id
             }
         }
-        shownValues = [:]
-        hasFetched = true
     }
 
     /// The sections in order (one, possibly empty, when there is no section key path).
