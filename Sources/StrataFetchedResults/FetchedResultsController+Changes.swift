@@ -27,6 +27,12 @@ extension FetchedResultsController {
             // No changed key (a value set back to what was saved, or to what it was): nothing
             // shown changed.
             if values.isEmpty { continue }
+            // A result's shown values are what it holds now (a merge keeps unsaved local edits
+            // of the merged keys); other objects' are what the change set says.
+            var values = values
+            if let object = members[id]?.object, !object.isFault {
+                for key in values.keys { values[key] = object.primitiveValue(forKey: key) }
+            }
             // Values the controller has already taken in (an echo: a save of changes processed
             // before, or of a manual reorder) change nothing it shows.
             if let shown = shownValues[id], values.allSatisfy({ shown[$0.key] == $0.value }) { continue }

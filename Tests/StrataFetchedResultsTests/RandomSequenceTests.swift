@@ -135,7 +135,10 @@ struct RandomSequenceTests {
                 }
             } else if try main.performAndWait({ main.hasChanges ? (try main.save(), false).1 : true }) {
                 // Merges only into a main without unsaved changes (told is not saved: otherwise
-                // the step saves them, an echo of what was processed).
+                // the step saves them, an echo of what was processed). Into a context with
+                // unsaved changes, the engine's pending-changes follow-up can publish before
+                // the merge's own change set reaches the controller (observers run in no set
+                // order), so a batch ends with merged values not yet told.
                 try background.performAndWait {
                     background.reset()
                     let rows = try background.fetch(FetchRequest<Row>(sortKeys: [SortKey("rank")]))

@@ -76,6 +76,43 @@ struct UpdateReportTests {
         }
     }
 
+    /// A merge into a context whose object has an unsaved edit of the merged key keeps the
+    /// edit: the object shows what it showed, so the merge is not an update, and the later save
+    /// of the edit (already shown) is an echo.
+    @Test func aMergeUnderAnUnsavedEditOfTheSameKeyIsNotAnUpdate() async throws {
+        let directory = TemporaryDirectory()
+        let coordinator = try await makeCoordinator(directory)
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        let collector = ChangeCollector()
+        let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
+        defer { token.cancel() }
+        let recorder = Recorder()
+        let (controller, row) = try context.performAndWait {
+            let row = context.insert(Row.self); row.title = "a"; row.rank = 1
+            try context.save()
+            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: context)
+            controller.delegate = recorder
+            try controller.performFetch()
+            row.title = "local"
+            context.processPendingChanges()
+            return (controller, row)
+        }
+        try other.performAndWait {
+            try #require(try other.fetch(FetchRequest<Row>()).first).title = "remote"
+            try other.save()
+        }
+        try context.performAndWait {
+            #expect(recorder.batches.count == 1)
+            for changes in collector.take() { context.merge(changes) }
+            #expect(row.title == "local")                           // the merge kept the edit
+            #expect(recorder.batches.count == 1)
+            try context.save()
+            #expect(recorder.batches.count == 1)
+            #expect(controller.fetchedObjects.map(\.title) == ["local"])
+        }
+    }
+
     /// With `fetchLimit` (and `fetchOffset`) the results are the window a fetch returns: an
     /// object leaving lets the next one in, one arriving pushes the last one out.
     @Test(arguments: [(3, 0), (2, 1)])
