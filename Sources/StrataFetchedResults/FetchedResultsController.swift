@@ -139,12 +139,14 @@ public final class FetchedResultsController<Object: ManagedObject> {
         hasFetched = true
     }
 
-    /// Fetches the results into the index (shared by ``performFetch()`` and windowed batches).
+    /// Fetches the results into the index (shared by ``performFetch()`` and windowed batches);
+    /// when it throws, the results are as they were.
     func loadResults() throws {
-        let statistics = index.statistics
-        index = ResultsIndex(evaluator: try fetchRequest.evaluator(in: context), isSectioned: sectionKeyPath != nil)
-        index.statistics = statistics
+        let evaluator = try fetchRequest.evaluator(in: context)
         let objects = try context.fetch(fetchRequest)
+        let statistics = index.statistics
+        index = ResultsIndex(evaluator: evaluator, isSectioned: sectionKeyPath != nil)
+        index.statistics = statistics
         index.load(objects, readValues: sectionKeyPath != nil || fetchRequest.fetchBatchSize <= 0)
         members = [:]
         objectKeys = [:]
