@@ -9,7 +9,7 @@ import Testing
 /// results, and those must equal a fresh fetch (sections, objects and IDs); every batch's update
 /// reports are checked against values the test reads itself (``UpdateAudit``).
 ///
-/// `STRATA_LONG=1` runs ten times as many seeds.
+/// `STRATA_LONG=1` runs many more steps and seeds (a few minutes).
 @Suite("Random change sequences")
 struct RandomSequenceTests {
     static let groups = ["A", "B", "C", "D", "E"]
@@ -172,13 +172,13 @@ struct RandomSequenceTests {
     @Test func hundredsOfStepsWithSections() async throws {
         let directory = TemporaryDirectory()
         let coordinator = try await makeCoordinator(directory)
-        let failure = try Self.run(seed: 20_251_121, steps: Self.long ? 2_000 : 300, variant: Variant(), coordinator: coordinator)
+        let failure = try Self.run(seed: 20_251_121, steps: Self.long ? 2_000 : 250, variant: Variant(), coordinator: coordinator)
         #expect(failure == nil, "\(failure ?? "")")
     }
 
     @Test(arguments: 0..<4)
     func hundredsOfSeeds(batch: Int) async throws {
-        let count = Self.long ? 150 : 10
+        let count = Self.long ? 150 : 8
         for seed in UInt64(batch * count)..<UInt64(batch * count + count) {
             let coordinator = try await StoreCoordinator(model: rowModel, store: .inMemory)
             let failure = try Self.run(seed: seed, steps: 40, variant: Variant(sectioned: seed % 4 != 3), coordinator: coordinator)
@@ -197,7 +197,7 @@ struct RandomSequenceTests {
         Variant(kind: .child, limit: 5, offset: 2), Variant(sectioned: false, offset: 3),
     ])
     func contextKindsAndRequestOptions(variant: Variant) async throws {
-        let count: UInt64 = Self.long ? 100 : 4
+        let count: UInt64 = Self.long ? 100 : 3
         for seed in 1_000..<(1_000 + count) {
             let coordinator = try await StoreCoordinator(model: rowModel, store: .inMemory)
             let failure = try Self.run(seed: seed, steps: 40, variant: variant, coordinator: coordinator)
