@@ -24,6 +24,15 @@ extension FetchedResultsController {
         for id in changes.inserted where isOurs(id) { touched.insert(id) }
         var updatedIDs = Set<ObjectID>()
         for (id, values) in changes.updated where isOurs(id) {
+            // No changed key (a value set back to what was saved, or to what it was): nothing
+            // shown changed.
+            if values.isEmpty { continue }
+            // A result's shown values are what it holds now (a merge keeps unsaved local edits
+            // of the merged keys); other objects' are what the change set says.
+            var values = values
+            if let object = members[id]?.object, !object.isFault {
+                for key in values.keys { values[key] = object.primitiveValue(forKey: key) }
+            }
             // Values the controller has already taken in (an echo: a save of changes processed
             // before, or of a manual reorder) change nothing it shows.
             if let shown = shownValues[id], values.allSatisfy({ shown[$0.key] == $0.value }) { continue }
@@ -33,6 +42,7 @@ extension FetchedResultsController {
         }
         for id in changes.deleted where isOurs(id) { touched.insert(id) }
         guard !touched.isEmpty else { return }
+        if showsWindow { return handleInWindow(changes, updatedIDs: updatedIDs) }
         // An object already held under an older ID (its new ID told before the mapping reached
         // us, e.g. by another observer's follow-up) is re-keyed, never added twice.
         for id in touched where members[id] == nil && !changes.deleted.contains(id) {
@@ -132,8 +142,16 @@ extension FetchedResultsController {
         }
         sectionChanges.sort { ($0.type == .delete ? 0 : 1, $0.type == .delete ? -$0.index : $0.index) < ($1.type == .delete ? 0 : 1, $1.type == .delete ? -$1.index : $1.index) }
 
-        // Only results need their shown values remembered.
-        for id in touched where members[id] == nil { shownValues[id] = nil }
+        // Only results need their shown values remembered. A touched result shows its current
+        // values, unsaved edits included (say, an object edited while out of the results, then
+        // brought back): a later save carrying those edits is an echo too.
+        for id in touched {
+            if let member = members[id] {
+                if !member.object.isFault { shownValues[id, default: [:]].merge(member.object.changedValues()) { $1 } }
+            } else {
+                shownValues[id] = nil
+            }
+        }
 
         // Report.
         var rows: [FetchedRowChange] = []

@@ -134,10 +134,19 @@ public final class FetchedResultsController<Object: ManagedObject> {
         if let sectionKeyPath, sectionKeyPath != first.keyPath {
             throw FetchedResultsError.sectionKeyNotFirstSortKey(sectionKeyPath: sectionKeyPath, firstSortKey: first.keyPath)
         }
-        let statistics = index.statistics
-        index = ResultsIndex(evaluator: try fetchRequest.evaluator(in: context), isSectioned: sectionKeyPath != nil)
-        index.statistics = statistics
+        try loadResults()
+        shownValues = [:]
+        hasFetched = true
+    }
+
+    /// Fetches the results into the index (shared by ``performFetch()`` and windowed batches);
+    /// when it throws, the results are as they were.
+    func loadResults() throws {
+        let evaluator = try fetchRequest.evaluator(in: context)
         let objects = try context.fetch(fetchRequest)
+        let statistics = index.statistics
+        index = ResultsIndex(evaluator: evaluator, isSectioned: sectionKeyPath != nil)
+        index.statistics = statistics
         index.load(objects, readValues: sectionKeyPath != nil || fetchRequest.fetchBatchSize <= 0)
         members = [:]
         objectKeys = [:]
@@ -149,8 +158,6 @@ public final class FetchedResultsController<Object: ManagedObject> {
                 objectKeys[ObjectIdentifier(entry.object)] = entry.id
             }
         }
-        shownValues = [:]
-        hasFetched = true
     }
 
     /// The sections in order (one, possibly empty, when there is no section key path).

@@ -81,13 +81,9 @@ final class ControllerBox: @unchecked Sendable {  // safe: touched only on the c
             for i in 0..<20 { let row = importer.insert(Row.self); row.group = "G"; row.rank = Int64(i) }
             try importer.save()
         }
-        let deadline = ContinuousClock.now + .seconds(5)
-        var count = 0
-        while ContinuousClock.now < deadline {
-            count = try await main.perform { box.controller?.fetchedObjects.count ?? 0 }
-            if count == 20 { break }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        // The importer's save queued the automatic merge on the main queue before returning;
+        // this block, queued after it on the same serial queue, runs after it (no polling).
+        let count = try await main.perform { box.controller?.fetchedObjects.count ?? 0 }
         #expect(count == 20)
         let inserts = try await main.perform { box.recorder.batches.reduce(0) { $0 + $1.rows.filter { $0.type == .insert }.count } }
         #expect(inserts == 20)

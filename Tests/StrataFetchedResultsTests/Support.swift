@@ -55,16 +55,28 @@ final class Recorder: FetchedResultsControllerDelegate {
     var events: [Event] = []
     var batches: [FetchedResultsChanges] = []
     var calls: Int { events.count }
+    /// When set, checks every batch's update reports against values read by the test.
+    var audit: UpdateAudit?
+    /// Prints every row report (for debugging a seed).
+    var trace = false
+    private var batchStart = 0
 
-    func controllerWillChangeContent(_ controller: FetchedResultsController<Row>) { events.append(.will) }
+    func controllerWillChangeContent(_ controller: FetchedResultsController<Row>) {
+        events.append(.will)
+        batchStart = events.count
+    }
     func controller(_ controller: FetchedResultsController<Row>, didChangeSection name: String, at index: Int, for type: FetchedResultsChangeType) {
         events.append(.section(name, index, type))
     }
     func controller(_ controller: FetchedResultsController<Row>, didChange object: Row, at indexPath: FetchedIndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?) {
         events.append(.row(ObjectIdentifier(object), indexPath, type, newIndexPath))
+        if trace { print("  report \(object.objectID) \(type) \(String(describing: indexPath)) → \(String(describing: newIndexPath))") }
     }
-    func controllerDidChangeContent(_ controller: FetchedResultsController<Row>) { events.append(.did) }
+    func controllerDidChangeContent(_ controller: FetchedResultsController<Row>) {
+        audit?.check(events[batchStart...], results: controller.fetchedObjects)
+        events.append(.did)
+    }
     func controller(_ controller: FetchedResultsController<Row>, didChangeContentWith changes: FetchedResultsChanges) { batches.append(changes) }
 }
 
