@@ -4,7 +4,7 @@ import Testing
 
 /// The heartbeat's stall accounting, on a clock the test advances by hand: the stalls have an
 /// exact length, so the checks are exact and nothing depends on how long anything really took.
-/// The main queue is really held (``MainQueueHold``) so that no beat can fire where the test
+/// The main queue is really held (``onMainQueue(_:)``) so that no beat can fire where the test
 /// says none does; beats are awaited through ``BeatSignal``, never slept for.
 @Suite(.timeLimit(.minutes(1))) struct HeartbeatTests {
     /// A stall still in progress when the heartbeat stops is counted: beats have fired (all on
@@ -15,12 +15,12 @@ import Testing
         let heartbeat = Heartbeat(now: clock.read, onBeat: beats.beat)
         heartbeat.start()
         await beats.wait(forBeat: 1)
-        let hold = MainQueueHold()
-        await hold.begin()                      // no beat fires from here until `end()`
-        clock.advance(milliseconds: 120)
-        let summary = heartbeat.stop()
-        let fired = beats.count                 // every beat before the hold has reported (they ran on main before it)
-        hold.end()
+        let (summary, fired) = await onMainQueue { () -> (StallSummary, Int) in
+            // No beat fires while this block holds the main queue.
+            clock.advance(milliseconds: 120)
+            let summary = heartbeat.stop()
+            return (summary, beats.count)       // every beat before the hold has reported (they ran on main before it)
+        }
         #expect(summary.beats == fired + 1)     // the stall in progress counts as one more beat
         #expect(summary.over100Ms == 1)
         #expect(summary.over16Ms == 1)
@@ -34,11 +34,10 @@ import Testing
     @Test func aStallBeforeTheFirstBeatIsCounted() async throws {
         let clock = ManualClock(), beats = BeatSignal()
         let heartbeat = Heartbeat(now: clock.read, onBeat: beats.beat)
-        let hold = MainQueueHold()
-        await hold.begin()                      // main is held before the heartbeat starts
-        heartbeat.start()
-        clock.advance(milliseconds: 120)
-        hold.end()
+        await onMainQueue {                     // main is held before the heartbeat starts
+            heartbeat.start()
+            clock.advance(milliseconds: 120)
+        }
         await beats.wait(forBeat: 1)            // the late first beat has been recorded
         let summary = heartbeat.stop()          // the clock has not moved since: nothing in progress
         #expect(summary.over100Ms == 1)

@@ -1,27 +1,18 @@
 import Dispatch
 
-/// Holds the main queue until released (a stand-in for one long block of UI work).
+/// Runs `body` as one block on the main queue (a stand-in for one long block of UI work): no
+/// other main-queue work — a heartbeat's beat, say — runs until it returns.
+///
+/// The whole held stretch is inside the block, so nothing waits across queues while main is
+/// held: a hold released by the test from elsewhere could deadlock when parallel tests occupy
+/// every cooperative thread waiting for the main queue.
 ///
 /// For example:
 /// ```swift
-/// let hold = MainQueueHold()
-/// await hold.begin()   // returns once the main queue runs the hold
-/// hold.end()
+/// let summary = await onMainQueue { clock.advance(milliseconds: 120); return heartbeat.stop() }
 /// ```
-final class MainQueueHold: Sendable {
-    private let release = DispatchSemaphore(value: 0)
-
-    /// Puts the hold on the main queue and returns once it runs there (the main queue is then
-    /// blocked until ``end()``).
-    func begin() async {
-        await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
-            DispatchQueue.main.async { [release] in
-                started.resume()
-                release.wait()
-            }
-        }
+func onMainQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
+        DispatchQueue.main.async { done.resume(returning: body()) }
     }
-
-    /// Lets the main queue go on.
-    func end() { release.signal() }
 }
