@@ -128,6 +128,7 @@ extension ObjectContext {
                 columns.append("t0.\(quoted(key))")
                 readers.append((key, { (value: DatabaseValue) throws(StrataError) -> PropertyValue in
                     let stored = PropertyValue(databaseValue: value, type: attribute.type)
+                    guard stored.fits(attribute.type) else { throw PropertyValue.misfit(stored, attribute: attribute, entity: entity, objectID: nil) }
                     guard attribute.type == .transformable, case .data(let bytes) = stored else { return stored }
                     do {
                         guard let transformer = attribute.transformer else { throw StrataError(.undecodableValue, "No transformer.") }

@@ -57,8 +57,21 @@ extension ObjectContext {
         let entity = object.entity
         if let missing = object.valueErrors[-1] { throw missing }
         for (slot, error) in object.valueErrors where slot >= 0 && error.code != .undecodableValue { throw error }
-        for (i, attribute) in entity.attributes.enumerated() where !attribute.isOptional && object.attributeValues[i].isNull {
-            throw StrataError(.validation, "\(entity.name).\(attribute.name) is required but nil.", entity: entity.name, key: attribute.name, objectID: object.objectID)
+        for (i, attribute) in entity.attributes.enumerated() {
+            switch object.attributeValues[i] {
+            case .null:
+                // A stored value that did not decode reads as nil but is not written: not missing.
+                if !attribute.isOptional && object.valueErrors[i] == nil {
+                    throw StrataError(.validation, "\(entity.name).\(attribute.name) is required but nil.", entity: entity.name, key: attribute.name, objectID: object.objectID)
+                }
+            case .decimal(let value) where DecimalText.parse(value.description) != value:
+                throw StrataError(.unencodableValue, "\(entity.name).\(attribute.name) cannot store \(value): a decimal is NaN or has more than \(DecimalText.maximumDigits) significant digits.",
+                                  entity: entity.name, key: attribute.name, objectID: object.objectID)
+            case .date(let value) where value.timeIntervalSince1970.isNaN:
+                throw StrataError(.unencodableValue, "\(entity.name).\(attribute.name) cannot store a NaN date.", entity: entity.name, key: attribute.name, objectID: object.objectID)
+            default:
+                continue
+            }
         }
         for (i, relationship) in entity.relationships.enumerated() where !relationship.isOptional && !relationship.isToMany {
             if object.toOne(at: i) == nil {

@@ -12,7 +12,7 @@ enum RawStatement {
         switch value {
         case .null, .objectIDs: sqlite3_bind_null(handle, index)
         case .integer(let v): sqlite3_bind_int64(handle, index, v)
-        case .double(let v): sqlite3_bind_double(handle, index, v)
+        case .double(let v): if PropertyValue.needsBits(v) { bindBlob(PropertyValue.bits(of: v), handle, index) } else { sqlite3_bind_double(handle, index, v) }
         case .bool(let v): sqlite3_bind_int64(handle, index, v ? 1 : 0)
         case .date(let v): sqlite3_bind_double(handle, index, v.timeIntervalSince1970)
         case .string(let v): bindText(v, handle, index)
