@@ -214,4 +214,36 @@ import Testing
         }
         try coordinator.close()
     }
+
+    /// An integer out of its attribute's range, set by key, is `.unencodableValue` at save
+    /// (stored, it would read back as an error); batch requests refuse such values too.
+    @Test func outOfRangeAndUnstorableValuesAreRefusedOnEveryWritePath() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await openSamples(dir.file())
+        try await context.perform {
+            let sample = context.insert(Sample.self)
+            sample.name = "k"
+            try sample.setValue(100_000, forKey: "small")
+            expectFailure(context, .unencodableValue, key: "small")
+            try sample.setValue(-32_768, forKey: "small")
+            try context.save()
+            #expect(sample.small == .min)
+        }
+        do {
+            _ = try coordinator.execute(BatchInsertRequest(entityName: "Sample", objects: [["name": .string("b"), "medium": .integer(1 << 40)]]))
+            Issue.record("inserted")
+        } catch { #expect(error.code == .unencodableValue) }
+        do {
+            _ = try coordinator.execute(BatchInsertRequest(entityName: "Sample", objects: [["name": .string("b"), "amount": .decimal(.nan)]]))
+            Issue.record("inserted")
+        } catch { #expect(error.code == .unencodableValue) }
+        do {
+            _ = try coordinator.execute(BatchUpdateRequest(entityName: "Sample", propertiesToUpdate: ["amount": .decimal(.nan)]))
+            Issue.record("updated")
+        } catch { #expect(error.code == .unencodableValue); #expect(error.key == "amount") }
+        let fresh = ObjectContext(.privateQueue, coordinator: coordinator)
+        let names = try await fresh.perform { try fresh.fetch(FetchRequest<Sample>()).map(\.name) }
+        #expect(names == ["k"])
+        try coordinator.close()
+    }
 }

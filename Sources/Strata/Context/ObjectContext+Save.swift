@@ -58,19 +58,14 @@ extension ObjectContext {
         if let missing = object.valueErrors[-1] { throw missing }
         for (slot, error) in object.valueErrors where slot >= 0 && error.code != .undecodableValue { throw error }
         for (i, attribute) in entity.attributes.enumerated() {
-            switch object.attributeValues[i] {
-            case .null:
+            let value = object.attributeValues[i]
+            if value.isNull {
                 // A stored value that did not decode reads as nil but is not written: not missing.
                 if !attribute.isOptional && object.valueErrors[i] == nil {
                     throw StrataError(.validation, "\(entity.name).\(attribute.name) is required but nil.", entity: entity.name, key: attribute.name, objectID: object.objectID)
                 }
-            case .decimal(let value) where DecimalText.parse(value.description) != value:
-                throw StrataError(.unencodableValue, "\(entity.name).\(attribute.name) cannot store \(value): a decimal is NaN or has more than \(DecimalText.maximumDigits) significant digits.",
-                                  entity: entity.name, key: attribute.name, objectID: object.objectID)
-            case .date(let value) where value.timeIntervalSince1970.isNaN:
-                throw StrataError(.unencodableValue, "\(entity.name).\(attribute.name) cannot store a NaN date.", entity: entity.name, key: attribute.name, objectID: object.objectID)
-            default:
-                continue
+            } else if let problem = value.storageProblem(for: attribute.type) {
+                throw StrataError(.unencodableValue, "\(entity.name).\(attribute.name) cannot be stored: \(problem).", entity: entity.name, key: attribute.name, objectID: object.objectID)
             }
         }
         for (i, relationship) in entity.relationships.enumerated() where !relationship.isOptional && !relationship.isToMany {

@@ -108,6 +108,20 @@ extension PropertyValue {
         }
     }
 
+    /// Why this value, written to an attribute of `type`, could not be read back as the same
+    /// value (nil when it can): an integer out of an `int16`/`int32` range, a NaN date, a NaN
+    /// decimal or one of more than 38 significant digits.
+    func storageProblem(for type: AttributeType) -> String? {
+        switch (self, type) {
+        case (.integer(let v), .int16) where Int16(exactly: v) == nil: "\(v) is out of the range of an int16"
+        case (.integer(let v), .int32) where Int32(exactly: v) == nil: "\(v) is out of the range of an int32"
+        case (.date(let v), _) where v.timeIntervalSince1970.isNaN: "a date cannot be NaN"
+        case (.decimal(let v), _) where DecimalText.parse(v.description) != v:
+            "a decimal cannot be NaN or have more than \(DecimalText.maximumDigits) significant digits (\(v))"
+        default: nil
+        }
+    }
+
     /// The error for a stored value that does not fit its attribute.
     static func misfit(_ value: PropertyValue, attribute: AttributeDescription, entity: EntityDescription, objectID: ObjectID?) -> StrataError {
         StrataError(.undecodableValue, "The stored value of \(entity.name).\(attribute.name) is not a \(attribute.type.rawValue): \(value)",
