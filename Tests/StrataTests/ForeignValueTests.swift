@@ -122,6 +122,33 @@ import Testing
         try coordinator.close()
     }
 
+    /// A refresh that keeps local edits takes the row's errors with its values, so a foreign
+    /// value written after the object was read is not mistaken for a missing required value.
+    @Test func refreshTakesTheErrorOfAForeignValue() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await openSamples(dir.file())
+        try await context.perform {
+            let sample = context.insert(Sample.self)
+            sample.name = "victim"
+            sample.small = 7
+            try context.save()
+            sample.name = "edited"
+        }
+        let foreign = try DatabaseQueue(path: dir.file().path)
+        try await foreign.write { try $0.execute(sql: "UPDATE Sample SET small = 100000") }
+        try foreign.close()
+        try await context.perform {
+            let sample = try #require(context.updatedObjects.first as? Sample)
+            context.refresh(sample, mergeChanges: true)
+            #expect(sample.small == 0 && sample.name == "edited")
+            try context.save()
+        }
+        let stored = try await coordinator.database.read { try Row.fetchOne($0, sql: "SELECT name, small FROM Sample") }
+        #expect(stored?["name"] == "edited")
+        #expect(stored?["small"] == 100_000)
+        try coordinator.close()
+    }
+
     @Test func aWholeNumberInARealColumnReadsAsAnInteger() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try await storeWithForeignValue(dir, column: "large", literal: "CAST(12 AS REAL)")

@@ -129,6 +129,7 @@ extension ObjectContext {
             guard let row = outcome.refreshed[ObjectIdentifier(object)] else { continue }
             object.lifecycle.isDeleted = false
             object.attributeValues = row.attributes
+            for (slot, error) in row.errors { object.valueErrors[slot] = error }
             object.relationValues = row.relationValues
             object.rowVersion = row.version
             // The row as it now stands: its attributes and the to-ones it stores (a retry under a
@@ -220,6 +221,7 @@ extension ObjectContext {
         let attributeCount = object.entity.attributes.count
         for i in 0..<attributeCount where !object.changedProperties.contains(i) {
             object.attributeValues[i] = row.attributes[i]
+            object.valueErrors[i] = row.errors[i]
         }
         for i in object.entity.relationships.indices where !object.changedProperties.contains(attributeCount + i) {
             object.relationValues[i] = row.relationValues[i]
