@@ -46,6 +46,8 @@ import Testing
         ("amount", "'NaN'"),
         ("blob", "42"),
         ("text", "X'FF'"),                           // not UTF-8
+        ("text", "CAST(X'61FF' AS TEXT)"),           // text that is not UTF-8
+        ("identifier", "CAST(X'FF' AS TEXT)"),
     ]
 
     @Test(arguments: 0..<cases.count)
@@ -143,9 +145,10 @@ import Testing
             #expect(sample.small == 0 && sample.name == "edited")
             try context.save()
         }
-        let stored = try await coordinator.database.read { try Row.fetchOne($0, sql: "SELECT name, small FROM Sample") }
-        #expect(stored?["name"] == "edited")
-        #expect(stored?["small"] == 100_000)
+        let name = try await coordinator.database.read { try String.fetchOne($0, sql: "SELECT name FROM Sample") }
+        let small = try await coordinator.database.read { try Int64.fetchOne($0, sql: "SELECT small FROM Sample") }
+        #expect(name == "edited")
+        #expect(small == 100_000)
         try coordinator.close()
     }
 
