@@ -50,6 +50,30 @@ import Testing
         }
     }
 
+    /// "Changed" means "stored differently": the same NaN again is no change, `-0.0` over
+    /// `0.0` is one.
+    @Test func doubleChangesAreByBits() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await openSamples(dir.file())
+        try await context.perform {
+            let sample = context.insert(Sample.self)
+            sample.name = "x"
+            sample.real = .nan
+            try context.save()
+            sample.real = .nan
+            #expect(!sample.hasChanges)
+            sample.real = 0
+            try context.save()
+            sample.real = -0.0
+            #expect(sample.changedValues()["real"] == .double(-0.0))
+            try context.save()
+        }
+        let fresh = ObjectContext(.privateQueue, coordinator: coordinator)
+        let sign = try await fresh.perform { try fresh.fetch(FetchRequest<Sample>()).first?.real.sign }
+        #expect(sign == .minus)
+        try coordinator.close()
+    }
+
     @Test func decimalsKeep38Digits() async throws {
         let texts = [
             "12345678901234567890123456789012345678",
