@@ -122,14 +122,15 @@ extension ObjectContext {
         let plan = try FetchPlan(request, entity: entity, model: model)
         let keys = request.propertiesToFetch ?? entity.attributes.map(\.name)
         var columns: [String] = []
-        var readers: [(String, (DatabaseValue) throws(StrataError) -> PropertyValue)] = []
+        var readers: [(String, (OpaquePointer, Int32) throws(StrataError) -> PropertyValue)] = []
         for key in keys {
             switch entity.propertyIndex[key] {
             case .attribute(let i)?:
                 let attribute = entity.attributes[i]
                 columns.append("t0.\(quoted(key))")
-                readers.append((key, { (value: DatabaseValue) throws(StrataError) -> PropertyValue in
-                    let stored = PropertyValue(databaseValue: value, type: attribute.type)
+                readers.append((key, { (handle: OpaquePointer, index: Int32) throws(StrataError) -> PropertyValue in
+                    let stored = RawStatement.value(handle, index, type: attribute.type)
+                    guard stored.fits(attribute.type) else { throw PropertyValue.misfit(stored, attribute: attribute, entity: entity, objectID: nil) }
                     guard attribute.type == .transformable, case .data(let bytes) = stored else { return stored }
                     do {
                         guard let transformer = attribute.transformer else { throw StrataError(.undecodableValue, "No transformer.") }
@@ -145,22 +146,24 @@ extension ObjectContext {
                 }
                 let destination = model.entities[relationship.destinationIndex]
                 columns.append("t0.\(quoted(column))")
-                readers.append((key, { value in Int64.fromDatabaseValue(value).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
+                readers.append((key, { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
             case nil:
                 throw StrataError(.invalidRequest, "\(entity.name) has no property \(key).", entity: entity.name, key: key)
             }
         }
         var arguments: [DatabaseValue] = []
         let sql = plan.sql(columns: columns.isEmpty ? "t0._id" : columns.joined(separator: ", "), pendingChanges: nil, arguments: &arguments)
-        let rows = try coordinator.read { db in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) }
-        var result: [[String: PropertyValue]] = []
-        result.reserveCapacity(rows.count)
-        for row in rows {
-            var dictionary: [String: PropertyValue] = [:]
-            for (i, (key, read)) in readers.enumerated() { dictionary[key] = try read(row[i]) }
-            result.append(dictionary)
+        return try coordinator.read { db in
+            let statement = try db.cachedStatement(sql: sql)
+            statement.setUncheckedArguments(StatementArguments(arguments))
+            var result: [[String: PropertyValue]] = []
+            try RawStatement.forEachRow(statement, db) { handle in
+                var dictionary: [String: PropertyValue] = [:]
+                for (i, (key, read)) in readers.enumerated() { dictionary[key] = try read(handle, Int32(i)) }
+                result.append(dictionary)
+            }
+            return result
         }
-        return result
     }
 
     // MARK: Helpers

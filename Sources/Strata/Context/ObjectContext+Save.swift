@@ -57,8 +57,16 @@ extension ObjectContext {
         let entity = object.entity
         if let missing = object.valueErrors[-1] { throw missing }
         for (slot, error) in object.valueErrors where slot >= 0 && error.code != .undecodableValue { throw error }
-        for (i, attribute) in entity.attributes.enumerated() where !attribute.isOptional && object.attributeValues[i].isNull {
-            throw StrataError(.validation, "\(entity.name).\(attribute.name) is required but nil.", entity: entity.name, key: attribute.name, objectID: object.objectID)
+        for (i, attribute) in entity.attributes.enumerated() {
+            let value = object.attributeValues[i]
+            if value.isNull {
+                // A stored value that did not decode reads as nil but is not written: not missing.
+                if !attribute.isOptional && object.valueErrors[i] == nil {
+                    throw StrataError(.validation, "\(entity.name).\(attribute.name) is required but nil.", entity: entity.name, key: attribute.name, objectID: object.objectID)
+                }
+            } else if let problem = value.storageProblem(for: attribute.type) {
+                throw StrataError(.unencodableValue, "\(entity.name).\(attribute.name) cannot be stored: \(problem).", entity: entity.name, key: attribute.name, objectID: object.objectID)
+            }
         }
         for (i, relationship) in entity.relationships.enumerated() where !relationship.isOptional && !relationship.isToMany {
             if object.toOne(at: i) == nil {
@@ -123,6 +131,7 @@ extension ObjectContext {
             object.lifecycle.isDeleted = false
             object.attributeValues = row.attributes
             let previous = loadedToOneTargets(object)
+            for (slot, error) in row.errors { object.valueErrors[slot] = error }
             object.relationValues = row.relationValues
             object.rowVersion = row.version
             adoptRowRelations(object, previous: previous)
@@ -218,6 +227,7 @@ extension ObjectContext {
         let attributeCount = object.entity.attributes.count
         for i in 0..<attributeCount where !object.changedProperties.contains(i) {
             object.attributeValues[i] = row.attributes[i]
+            object.valueErrors[i] = row.errors[i]
         }
         let previous = loadedToOneTargets(object)
         for i in object.entity.relationships.indices where !object.changedProperties.contains(attributeCount + i) {

@@ -2,15 +2,15 @@
 ///
 /// | type | Swift | SQLite column |
 /// |---|---|---|
-/// | `.string` | `String` | TEXT |
+/// | `.string` | `String` | TEXT (exact bytes; NFC and NFD stay distinct) |
 /// | `.int16`, `.int32`, `.int64` | `Int16`, `Int32`, `Int64`, `Int` | INTEGER |
-/// | `.double` | `Double` | REAL |
+/// | `.double` | `Double` | REAL (NaN and `-0.0` as their 8 bytes) |
 /// | `.bool` | `Bool` | INTEGER (0 or 1) |
 /// | `.date` | `Date` | REAL (seconds since 1970) |
 /// | `.data` | `Data` | BLOB |
 /// | `.uuid` | `UUID` | TEXT (upper-case) |
 /// | `.url` | `URL` | TEXT (absolute string) |
-/// | `.decimal` | `Decimal` | TEXT (exact; compared numerically) |
+/// | `.decimal` | `Decimal` | TEXT (exact, up to 38 significant digits; compared numerically) |
 /// | `.transformable` | any `Codable` type via a transformer | BLOB |
 ///
 /// For example:

@@ -28,6 +28,29 @@ public enum PropertyValue: Sendable, Hashable, CustomStringConvertible {
     /// The targets of a to-many relationship (in order, for an ordered one).
     case objectIDs([ObjectID])
 
+    /// Two values are equal when they would be stored identically: strings compare by their
+    /// UTF-8 bytes (so NFC and NFD spellings differ, as in SQLite), doubles by their bits (so
+    /// `-0.0` differs from `0.0`, and NaN equals the same NaN). Everything else compares as
+    /// its Swift type does.
+    public static func == (lhs: PropertyValue, rhs: PropertyValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.integer(let a), .integer(let b)): a == b
+        case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern
+        case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.bool(let a), .bool(let b)): a == b
+        case (.date(let a), .date(let b)): a.timeIntervalSinceReferenceDate.bitPattern == b.timeIntervalSinceReferenceDate.bitPattern
+        case (.data(let a), .data(let b)): a == b
+        case (.uuid(let a), .uuid(let b)): a == b
+        case (.url(let a), .url(let b)): a == b
+        case (.decimal(let a), .decimal(let b)): a == b
+        case (.transformed(let a), .transformed(let b)): a == b
+        case (.objectID(let a), .objectID(let b)): a == b
+        case (.objectIDs(let a), .objectIDs(let b)): a == b
+        default: false
+        }
+    }
+
     /// `true` for `.null`.
     @inlinable public var isNull: Bool { if case .null = self { return true } else { return false } }
 

@@ -131,13 +131,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Encodes `value` through the attribute's conversion (transformable and other non-plain
-    /// types); an encoding failure is kept for validation to report.
+    /// types); an encoding failure is kept for validation to report. The attribute keeps its
+    /// previous value, but the object counts as changed, so that the next save reports the
+    /// failure instead of silently saving nothing.
     @usableFromInline final func setEncodedAttribute<V>(_ value: V, at slot: Int, fallback: (any AttributeConversion.Type)?) {
         guard let conversion = entity.attributeConversions[slot] ?? fallback else { return }
         do {
             setAttributeValue(try conversion.encode(value, transformer: entity.attributeTransformers[slot]), at: slot)
         } catch {
             willAccess()
+            willChange()
+            changedProperties.insert(slot)
+            var error = error
+            error.entity = entity.name
+            error.key = entity.attributes[slot].name
+            error.objectID = objectID
             valueErrors[slot] = error
         }
     }

@@ -7,7 +7,7 @@ extension PropertyValue {
         switch self {
         case .null: .null
         case .integer(let v): v.databaseValue
-        case .double(let v): v.databaseValue
+        case .double(let v): Self.needsBits(v) ? Self.bits(of: v).databaseValue : v.databaseValue
         case .string(let v): v.databaseValue
         case .bool(let v): (v ? 1 : 0 as Int64).databaseValue
         case .date(let v): v.timeIntervalSince1970.databaseValue
@@ -21,8 +21,17 @@ extension PropertyValue {
         }
     }
 
+    /// Whether a double cannot be stored as a SQLite REAL without loss: SQLite turns NaN into
+    /// NULL, and a REAL column stores `-0.0` as the integer 0 (its sign is lost).
+    @inline(__always)
+    static func needsBits(_ v: Double) -> Bool { v.isNaN || (v == 0 && v.sign == .minus) }
+
+    /// The 8-byte big-endian IEEE 754 form in which NaN and `-0.0` are stored.
+    static func bits(of v: Double) -> Data { withUnsafeBytes(of: v.bitPattern.bigEndian) { Data($0) } }
+
     /// Reads a column value of an attribute of `type`. Transformable columns come back as
-    /// `.data`; the caller decodes them with the attribute's transformer.
+    /// `.data`; the caller decodes them with the attribute's transformer. A value that does not
+    /// fit the type (another program wrote it) comes back in a form that ``fits(_:)`` rejects.
     init(databaseValue dbValue: DatabaseValue, type: AttributeType) {
         switch dbValue.storage {
         case .null: self = .null
@@ -45,13 +54,14 @@ extension PropertyValue {
         }
     }
 
-    /// A REAL column read as `type`.
+    /// A REAL column read as `type`. A whole number reads as an integer; a fraction does not
+    /// (it stays `.double`, which an integer attribute rejects: no silent truncation).
     init(double d: Double, type: AttributeType) {
         switch type {
         case .date: self = .date(Date(timeIntervalSince1970: d))
-        case .int16, .int32, .int64: self = .integer(Int64(exactly: d.rounded(.towardZero)) ?? 0)
+        case .int16, .int32, .int64: self = Int64(exactly: d).map(PropertyValue.integer) ?? .double(d)
         case .bool: self = .bool(d != 0)
-        case .decimal: self = .decimal(Decimal(d))
+        case .decimal: self = .double(d)
         default: self = .double(d)
         }
     }
@@ -61,15 +71,61 @@ extension PropertyValue {
         switch type {
         case .uuid: self = UUID(uuidString: s).map(PropertyValue.uuid) ?? .string(s)
         case .url: self = URL(string: s).map(PropertyValue.url) ?? .string(s)
-        case .decimal: self = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")).map(PropertyValue.decimal) ?? .string(s)
+        case .decimal: self = DecimalText.parse(s).map(PropertyValue.decimal) ?? .string(s)
         case .data, .transformable: self = .data(Data(s.utf8))
         default: self = .string(s)
         }
     }
 
-    /// A BLOB column read as `type`.
+    /// A BLOB column read as `type`: text when it is valid UTF-8, a double when it holds the
+    /// 8 bytes of one (NaN and `-0.0` are stored so), a UUID from its 16 bytes.
     init(blob data: Data, type: AttributeType) {
-        self = type == .string ? .string(String(decoding: data, as: UTF8.self)) : .data(data)
+        switch type {
+        case .string:
+            self = String(data: data, encoding: .utf8).map(PropertyValue.string) ?? .data(data)
+        case .double where data.count == 8:
+            self = .double(Double(bitPattern: data.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+        case .uuid where data.count == 16:
+            let b = Array(data)
+            self = .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        default:
+            self = .data(data)
+        }
+    }
+
+    /// Whether this value, as read from a column, is a value of an attribute of `type`
+    /// (nil always is). A value that does not fit was written by another program: an integer
+    /// out of the attribute's range, text in a number column, a UUID blob of the wrong size.
+    func fits(_ type: AttributeType) -> Bool {
+        switch (self, type) {
+        case (.null, _): true
+        case (.integer(let v), .int16): Int16(exactly: v) != nil
+        case (.integer(let v), .int32): Int32(exactly: v) != nil
+        case (.integer, .int64): true
+        case (.double, .double), (.string, .string), (.bool, .bool), (.date, .date), (.data, .data),
+             (.uuid, .uuid), (.url, .url), (.decimal, .decimal), (.data, .transformable), (.transformed, .transformable): true
+        default: false
+        }
+    }
+
+    /// Why this value, written to an attribute of `type`, could not be read back as the same
+    /// value (nil when it can): an integer out of an `int16`/`int32` range, a NaN date, a NaN
+    /// decimal or one of more than 38 significant digits.
+    func storageProblem(for type: AttributeType) -> String? {
+        switch (self, type) {
+        case (.integer(let v), .int16) where Int16(exactly: v) == nil: "\(v) is out of the range of an int16"
+        case (.integer(let v), .int32) where Int32(exactly: v) == nil: "\(v) is out of the range of an int32"
+        case (.date(let v), _) where v.timeIntervalSince1970.isNaN: "a date cannot be NaN"
+        case (.decimal(let v), _) where DecimalText.parse(v.description) != v:
+            "a decimal cannot be NaN or have more than \(DecimalText.maximumDigits) significant digits (\(v))"
+        default: nil
+        }
+    }
+
+    /// The error for a stored value that does not fit its attribute.
+    static func misfit(_ value: PropertyValue, attribute: AttributeDescription, entity: EntityDescription, objectID: ObjectID?) -> StrataError {
+        StrataError(.undecodableValue, "The stored value of \(entity.name).\(attribute.name) is not a \(attribute.type.rawValue): \(value)",
+                    entity: entity.name, key: attribute.name, objectID: objectID)
     }
 }
 

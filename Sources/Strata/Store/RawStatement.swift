@@ -12,7 +12,7 @@ enum RawStatement {
         switch value {
         case .null, .objectIDs: sqlite3_bind_null(handle, index)
         case .integer(let v): sqlite3_bind_int64(handle, index, v)
-        case .double(let v): sqlite3_bind_double(handle, index, v)
+        case .double(let v): if PropertyValue.needsBits(v) { bindBlob(PropertyValue.bits(of: v), handle, index) } else { sqlite3_bind_double(handle, index, v) }
         case .bool(let v): sqlite3_bind_int64(handle, index, v ? 1 : 0)
         case .date(let v): sqlite3_bind_double(handle, index, v.timeIntervalSince1970)
         case .string(let v): bindText(v, handle, index)
@@ -69,7 +69,9 @@ enum RawStatement {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: PropertyValue(integer: sqlite3_column_int64(handle, index), type: type)
         case SQLITE_FLOAT: PropertyValue(double: sqlite3_column_double(handle, index), type: type)
-        case SQLITE_TEXT: PropertyValue(text: text(handle, index), type: type)
+        // Text that is not valid UTF-8 (another program wrote it) is read as its bytes, which
+        // no text attribute accepts, instead of being silently repaired.
+        case SQLITE_TEXT: text(handle, index).map { PropertyValue(text: $0, type: type) } ?? PropertyValue(blob: blob(handle, index), type: type)
         case SQLITE_BLOB: PropertyValue(blob: blob(handle, index), type: type)
         default: .null
         }
@@ -80,9 +82,10 @@ enum RawStatement {
         sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
     }
 
-    static func text(_ handle: OpaquePointer, _ index: Int32) -> String {
+    /// Column `index` as text, or nil if its bytes are not valid UTF-8.
+    static func text(_ handle: OpaquePointer, _ index: Int32) -> String? {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self)
+        return String(validating: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self)
     }
 
     static func blob(_ handle: OpaquePointer, _ index: Int32) -> Data {

@@ -44,6 +44,11 @@ struct RowReader {
             var value = RawStatement.value(handle, index, type: type)
             if type == .transformable, case .data(let bytes) = value {
                 value = decode(bytes, attribute: entity.attributes[i], slot: i, key: key, errors: &errors)
+            } else if !value.fits(type) {
+                // Another program wrote a value this attribute cannot hold: the object reads nil
+                // (the wrapper's initial value) and keeps the error; the column is left as it is.
+                errors[i] = PropertyValue.misfit(value, attribute: entity.attributes[i], entity: entity, objectID: ObjectID(entity: entity, key: key))
+                value = .null
             }
             attributes.append(value)
             index += 1

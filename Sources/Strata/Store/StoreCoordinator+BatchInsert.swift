@@ -124,6 +124,9 @@ private struct BatchInsertPlan {
         case .objectIDs:
             throw StrataError(.invalidRequest, "A batch insert cannot set a to-many relationship.", entity: entity.name)
         default:
+            if let kind, let problem = value.storageProblem(for: kind) {
+                throw StrataError(.unencodableValue, "A batch insert into \(entity.name) cannot store \(value): \(problem).", entity: entity.name)
+            }
             RawStatement.bind(value, to: handle, at: index)
         }
     }

@@ -57,6 +57,9 @@ private struct BatchUpdatePlan {
             case .attribute(let i)?:
                 column = .attribute(i)
                 stored = try Self.checked(value, for: entity.attributes[i], in: entity)
+                if let problem = stored.storageProblem(for: entity.attributes[i].type) {
+                    throw StrataError(.unencodableValue, "A batch update of \(entity.name).\(key) cannot store \(value): \(problem).", entity: entity.name, key: key)
+                }
             case .relationship(let r)?:
                 let relationship = entity.relationships[r]
                 guard !relationship.isToMany, case .foreignKey = relationship.storage else {
