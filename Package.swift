@@ -36,13 +36,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "StrataFetchedResults", dependencies: ["Strata"], swiftSettings: swiftSettings),
+        // The one seeded generator of the Sandbox and the tests (not a product).
+        .target(name: "StrataRandom", swiftSettings: swiftSettings),
         .target(name: "StrataStacks", dependencies: ["Strata"], swiftSettings: swiftSettings),
         // The Sandbox: scenarios, metrics, heartbeat and report in a library (so tests run
         // small-N scenarios in-process), and a thin executable that parses the command line.
         .target(
             name: "SandboxKit",
             dependencies: [
-                "Strata", "StrataStacks", "StrataFetchedResults",
+                "Strata", "StrataStacks", "StrataFetchedResults", "StrataRandom",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -58,7 +60,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SandboxTests",
-            dependencies: ["SandboxKit", "Strata", "StrataStacks", "StrataFetchedResults", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SandboxKit", "Strata", "StrataStacks", "StrataFetchedResults", "StrataRandom", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -68,12 +70,12 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Strata", "StrataRandom", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "StrataFetchedResultsTests",
-            dependencies: ["StrataFetchedResults", "Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["StrataFetchedResults", "Strata", "StrataRandom", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
     ]

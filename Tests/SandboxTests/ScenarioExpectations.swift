@@ -1,3 +1,4 @@
+import StrataRandom
 import Foundation
 import SandboxKit
 import Strata

@@ -1,3 +1,4 @@
+import StrataRandom
 import Foundation
 import Strata
 import StrataFetchedResults

@@ -1,19 +1,11 @@
 import Foundation
+import StrataRandom
 
-/// A small seeded generator (SplitMix64) so that differential tests are reproducible.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
+/// The tests' seeded generator: the project's SplitMix64, so differential and stress tests
+/// are reproducible, with a few helpers.
+typealias SeededRandom = SplitMix64
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
 
     mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &self)] }

@@ -1,5 +1,5 @@
 public import Foundation
-import StrataFetchedResults
+import StrataRandom
 
 /// The rows an import writes, generated once per run from a seed so that every path (the
 /// stacks, batch insert, GRDB, raw SQLite) writes the same values.

@@ -1,4 +1,6 @@
 public import Strata
+import StrataFetchedResults
+import StrataRandom
 import Foundation
 
 /// What a ``ReorderBenchmark`` run measured.
@@ -24,7 +26,7 @@ public struct ReorderBenchmarkResult: Sendable, Hashable {
 
 /// The `reorder` scenario: a list of N rows ordered by an integer position attribute, M seeded
 /// random manual moves, each inside ``FetchedResultsController/performManualReorder(_:)`` with
-/// the fewest position writes and a save. For the Sandbox and tests.
+/// the fewest position writes and a save.
 ///
 /// For example:
 /// ```swift
@@ -34,12 +36,11 @@ public struct ReorderBenchmarkResult: Sendable, Hashable {
 /// ```
 public enum ReorderBenchmark {
     /// Inserts `rows` objects of `entityName` (positions 0, 1, … after any existing ones), saves,
-    /// then makes `moves` seeded moves, saving after each when `savesEachMove`. Call it on
-    /// `context`'s queue.
+    /// then makes `moves` seeded moves, saving after each. Call it on `context`'s queue.
     ///
     /// - Throws: Strata's errors (an unknown entity or key, a failed save).
     public static func run(context: ObjectContext, entityName: String, positionKey: String, rows: Int, moves: Int,
-                           seed: UInt64, savesEachMove: Bool = true) throws -> ReorderBenchmarkResult {
+                           seed: UInt64) throws -> ReorderBenchmarkResult {
         var request = FetchRequest<ManagedObject>(entityName: entityName, sortKeys: [SortKey(positionKey)])
         let existing = try context.count(for: request)
         for i in 0..<rows {
@@ -64,11 +65,10 @@ public enum ReorderBenchmark {
                 try controller.performManualReorder {
                     written += try controller.moveObject(from: FetchedIndexPath(section: 0, row: source),
                                                          to: FetchedIndexPath(section: 0, row: destination), positionKey: positionKey)
-                    if savesEachMove { try context.save() }
+                    try context.save()
                 }
             }
         }
-        if !savesEachMove { try controller.performManualReorder { try context.save() } }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let calls = counter.calls
         let fresh = try context.fetchObjectIDs(request)
@@ -84,26 +84,5 @@ public enum ReorderBenchmark {
         func controller(_ controller: FetchedResultsController<ManagedObject>, didChange object: ManagedObject, at indexPath: FetchedIndexPath?,
                         for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?) { calls += 1 }
         func controllerDidChangeContent(_ controller: FetchedResultsController<ManagedObject>) { calls += 1 }
-    }
-}
-
-/// A small seeded generator (SplitMix64), so runs repeat exactly.
-///
-/// For example:
-/// ```swift
-/// var generator = SplitMix64(seed: 7)
-/// let roll = generator.next() % 6
-/// ```
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    /// Creates a generator from a seed.
-    public init(seed: UInt64) { state = seed }
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
