@@ -156,6 +156,7 @@ extension ObjectContext {
                     if let kept = displaced[ObjectIdentifier(target)] { candidate.relationValues[index] = .toOne(kept) }
                 case .toMany(let members) where members.contains(where: { displaced[ObjectIdentifier($0)] != nil }):
                     candidate.relationValues[index] = .toMany(OrderedSet(members.map { displaced[ObjectIdentifier($0)] ?? $0 }))
+                    for member in members { if let kept = displaced[ObjectIdentifier(member)] { candidate.noteHeld(kept, through: index) } }
                 default:
                     continue
                 }

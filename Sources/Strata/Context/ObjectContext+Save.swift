@@ -184,7 +184,7 @@ extension ObjectContext {
         checkQueue()
         for object in registered.values { object.detachFromContext() }
         registered.removeAll()
-        inverseLinks.removeAll()
+        forgetLinks()
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
