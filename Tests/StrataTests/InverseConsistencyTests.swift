@@ -250,6 +250,24 @@ import Testing
         }
     }
 
+    @Test func aRollbackAfterAMergeKeptAToOneEditStaysConsistent() async throws {
+        let directory = TemporaryDirectory()
+        let f = try await fixture(directory)
+        let a = ObjectContext(.privateQueue, coordinator: f.coordinator, name: "a")
+        try a.performAndWait {
+            let one = try object(a, f.one, Folder.self), note = try object(a, f.note, Note.self)
+            #expect(one.notes.contains(note))
+            note.folder = try object(a, f.two, Folder.self)   // edited here, not saved
+        }
+        let changes = try #require(try await saveElsewhere(f) { b in try object(b, f.note, Note.self).folder = try object(b, f.two, Folder.self) })
+        try a.performAndWait {
+            a.merge(changes)                                  // the edit is kept; the store now says `two`
+            try a.checkInvariants()
+            a.rollback()
+            try a.checkInvariants()
+        }
+    }
+
     /// One-to-one: a partner read later takes its partner from the loaded object it held.
     @Test func aOneToOneReadLaterTakesThePartnerFromItsLoadedHolder() async throws {
         let model = try ObjectModel(entities: [
