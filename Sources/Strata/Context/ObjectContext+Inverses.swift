@@ -45,7 +45,12 @@ struct PointerNote {
 extension ObjectContext {
     /// Files a hint that `holder`'s to-one `relationship` points at `id`.
     func notePointer(to id: ObjectID, holder: ManagedObject, relationship: Int) {
-        pointerLog.append(PointerNote(target: id, relationship: holder.entity.relationships[relationship].inverseIndex, holder: holder))
+        logPointer(to: id, through: holder.entity.relationships[relationship].inverseIndex, holder: holder)
+    }
+
+    /// Files a hint that `holder`'s to-one, the inverse of `id`'s relationship `inverse`, points at `id`.
+    private func logPointer(to id: ObjectID, through inverse: Int, holder: ManagedObject) {
+        pointerLog.append(PointerNote(target: id, relationship: inverse, holder: holder))
         if pointerLog.count > 4 * registered.count + 4096 { foldPointers() }   // bounds the log
     }
 
@@ -177,8 +182,10 @@ extension ObjectContext {
         if let previous, previous != target, let old = registered[previous], holds(old, inverse, object) {
             detachQuietly(object, from: old, at: inverse)
         }
-        for holder in holders(of: object, through: index) where holder.objectID != target {
-            detachQuietly(object, from: holder, at: inverse)
+        if !object.heldBy.isEmpty || !object.entity.relationships[index].inverseIsToMany {   // else nobody holds it
+            for holder in holders(of: object, through: index) where holder.objectID != target {
+                detachQuietly(object, from: holder, at: inverse)
+            }
         }
         guard let target else { return }
         let partner = registered[target]
@@ -188,7 +195,7 @@ extension ObjectContext {
             object.relationValues[index] = .toOne(nil)
             return
         }
-        notePointer(to: target, holder: object, relationship: index)
+        logPointer(to: target, through: inverse, holder: object)
         guard let partner, !partner.lifecycle.isFault, inverse < partner.relationValues.count else { return }
         switch partner.relationValues[inverse] {
         case .toMany(let members):
