@@ -230,6 +230,44 @@ import Testing
         }
     }
 
+    @Test func aRollbackAfterAMergedDeleteLeavesTheDeletedMemberOut() async throws {
+        let directory = TemporaryDirectory()
+        let f = try await fixture(directory)
+        let a = ObjectContext(.privateQueue, coordinator: f.coordinator, name: "a")
+        try a.performAndWait {
+            let one = try object(a, f.one, Folder.self), note = try object(a, f.note, Note.self)
+            #expect(one.notes.contains(note))
+            note.folder = try object(a, f.two, Folder.self)   // `one.notes` edited: its committed value lists `note`
+        }
+        let changes = try #require(try await saveElsewhere(f) { b in b.delete(try object(b, f.note, Note.self)) })
+        try a.performAndWait {
+            a.merge(changes)                                  // `note` leaves `a`
+            a.rollback()                                      // `one.notes` back to what was saved, less `note`
+            let one = try object(a, f.one, Folder.self)
+            #expect(one.notes.allSatisfy { $0.context === a })
+            #expect(one.notes.map(\.objectID) == [f.other])
+            try a.checkInvariants()
+        }
+    }
+
+    @Test func aRollbackAfterAMergeKeptAToOneEditStaysConsistent() async throws {
+        let directory = TemporaryDirectory()
+        let f = try await fixture(directory)
+        let a = ObjectContext(.privateQueue, coordinator: f.coordinator, name: "a")
+        try a.performAndWait {
+            let one = try object(a, f.one, Folder.self), note = try object(a, f.note, Note.self)
+            #expect(one.notes.contains(note))
+            note.folder = try object(a, f.two, Folder.self)   // edited here, not saved
+        }
+        let changes = try #require(try await saveElsewhere(f) { b in try object(b, f.note, Note.self).folder = try object(b, f.two, Folder.self) })
+        try a.performAndWait {
+            a.merge(changes)                                  // the edit is kept; the store now says `two`
+            try a.checkInvariants()
+            a.rollback()
+            try a.checkInvariants()
+        }
+    }
+
     /// One-to-one: a partner read later takes its partner from the loaded object it held.
     @Test func aOneToOneReadLaterTakesThePartnerFromItsLoadedHolder() async throws {
         let model = try ObjectModel(entities: [

@@ -1,10 +1,16 @@
-/// Where hints about an object's partners are filed: the object's ID and one of its
-/// relationships (an index into the ID's entity's relationships). The hints are the objects
-/// whose inverse of that relationship may hold (or point at) the object; they are checked
-/// before use, so a stale one costs a lookup, never a wrong answer.
+/// Where hints about the to-ones pointing at an object are filed: the object's ID and one of
+/// its relationships (an index into the ID's entity's relationships), whose inverse is a to-one.
 struct InverseLinkKey: Hashable {
     let id: ObjectID
     let relationship: Int
+}
+
+/// A to-one pointing at `target`, as filed (see ``ObjectContext/notePointer(to:holder:relationship:)``):
+/// `relationship` is `target`'s relationship whose inverse is `holder`'s to-one.
+struct PointerNote {
+    let target: ObjectID
+    let relationship: Int
+    let holder: ManagedObject
 }
 
 /// Keeping the loaded inverse sides of a context's graph in agreement when relationship values
@@ -20,29 +26,66 @@ struct InverseLinkKey: Hashable {
 ///   (many-to-many), the fresh load wins over the partners' loaded sides, except for pairs
 ///   the context changed and has not saved, which stay as edited.
 ///
-/// Partners are found without scanning the context: every loaded membership files its holder
-/// under the member's ID and relationship (``inverseLinks``), so a row read later, or a
-/// to-many loaded later, finds the loaded sides that hold it in O(its partners there).
+/// Partners are found without scanning the context, from hints filed when a relationship is
+/// loaded or written. A hint is checked before use (``holds(_:_:_:)``), so a stale one costs a
+/// check, never a wrong answer. The hints are kept where they cost least on the hot paths:
+/// - a loaded to-many holding a member is filed on the member itself (`ManagedObject.heldBy`,
+///   see ``HeldBy``): a member is always a registered object, so filing is an append (the first
+///   one inline, no allocation) and looking up an object nobody holds is an emptiness check;
+/// - a loaded to-one pointing at an ID is filed by ID, since its target may not be registered
+///   (a row names its partners by ID): appended to ``ObjectContext/pointerLog`` (no hashing on a
+///   row read) and folded into ``ObjectContext/pointers`` (by ID and relationship) only when
+///   someone asks, i.e. when a to-many with a to-one inverse loads, or a one-to-one is read.
+///   Folding translates temporary IDs that became permanent meanwhile, drops holders that left
+///   the context and removes repeats; the log is also folded when it outgrows the registry.
+///
+/// So a row read files one log entry per to-one and asks nothing unless a loaded to-many holds
+/// the object (a fault loaded as a member before) or the to-one is one-to-one; a local edit
+/// files one inline hint or one log entry per side; a save re-keys only folded hints.
 extension ObjectContext {
-    /// Files a hint that `holder`'s relationship `relationship` holds (or points at) `id`.
-    func noteLink(to id: ObjectID, holder: ManagedObject, relationship: Int) {
-        let key = InverseLinkKey(id: id, relationship: holder.entity.relationships[relationship].inverseIndex)
-        inverseLinks[key, default: []].insert(holder)
+    /// Files a hint that `holder`'s to-one `relationship` points at `id`.
+    func notePointer(to id: ObjectID, holder: ManagedObject, relationship: Int) {
+        logPointer(to: id, through: holder.entity.relationships[relationship].inverseIndex, holder: holder)
     }
 
-    /// Moves the hints filed under a temporary ID to the object's permanent ID.
+    /// Files a hint that `holder`'s to-one, the inverse of `id`'s relationship `inverse`, points at `id`.
+    private func logPointer(to id: ObjectID, through inverse: Int, holder: ManagedObject) {
+        pointerLog.append(PointerNote(target: id, relationship: inverse, holder: holder))
+        if pointerLog.count > 4 * registered.count + 4096 { foldPointers() }   // bounds the log
+    }
+
+    /// Files the logged pointers by ID and relationship.
+    private func foldPointers() {
+        guard !pointerLog.isEmpty else { return }
+        for note in pointerLog where note.holder.storageOwner === self {
+            var id = note.target
+            if id.isTemporary, let permanent = permanentIDByTemporary[id] { id = permanent }
+            pointers[InverseLinkKey(id: id, relationship: note.relationship), default: []].insert(note.holder)
+        }
+        pointerLog.removeAll()
+    }
+
+    /// Moves the folded hints filed under a temporary ID to the object's permanent ID (logged
+    /// ones are translated when folded; hints filed on the object move with it).
     func relink(from temporary: ObjectID, to permanent: ObjectID) {
-        guard !inverseLinks.isEmpty else { return }
+        guard !pointers.isEmpty else { return }
         for index in temporary.entity.relationships.indices {
-            guard let holders = inverseLinks.removeValue(forKey: InverseLinkKey(id: temporary, relationship: index)) else { continue }
-            inverseLinks[InverseLinkKey(id: permanent, relationship: index), default: []].formUnion(holders)
+            guard let holders = pointers.removeValue(forKey: InverseLinkKey(id: temporary, relationship: index)) else { continue }
+            pointers[InverseLinkKey(id: permanent, relationship: index), default: []].formUnion(holders)
         }
     }
 
-    /// Drops the hints filed under `id` (its object left the context).
+    /// Drops the folded hints filed under `id` (its object left the context; logged ones for it
+    /// are only stale hints, and the ones filed on the object go with it).
     func unlink(_ id: ObjectID) {
-        guard !inverseLinks.isEmpty else { return }
-        for index in id.entity.relationships.indices { inverseLinks[InverseLinkKey(id: id, relationship: index)] = nil }
+        guard !pointers.isEmpty else { return }
+        for index in id.entity.relationships.indices { pointers[InverseLinkKey(id: id, relationship: index)] = nil }
+    }
+
+    /// Forgets every hint (the context is reset; its objects' own hints go with them).
+    func forgetLinks() {
+        pointerLog.removeAll()
+        pointers.removeAll()
     }
 
     /// Whether `holder`, a loaded live object of this context, holds `object` in its
@@ -59,17 +102,25 @@ extension ObjectContext {
 
     /// The loaded objects whose inverse of `object`'s relationship `index` holds `object`.
     func holders(of object: ManagedObject, through index: Int) -> [ManagedObject] {
-        let key = InverseLinkKey(id: object.objectID, relationship: index)
-        guard let candidates = inverseLinks[key] else { return [] }
         let inverse = object.entity.relationships[index].inverseIndex
-        var result: [ManagedObject] = []
-        var stale = false
-        for holder in candidates {
-            if holder.storageOwner !== self { stale = true; continue }
-            if holds(holder, inverse, object) { result.append(holder) }
+        let candidates: [ManagedObject]
+        if object.entity.relationships[index].inverseIsToMany {
+            guard !object.heldBy.isEmpty else { return [] }
+            candidates = object.heldBy.holders(through: index) { $0.storageOwner === self }
+        } else {
+            guard !pointerLog.isEmpty || !pointers.isEmpty else { return [] }
+            foldPointers()
+            let key = InverseLinkKey(id: object.objectID, relationship: index)
+            guard let filed = pointers[key] else { return [] }
+            if filed.contains(where: { $0.storageOwner !== self }) {
+                let live = filed.filter { $0.storageOwner === self }
+                pointers[key] = live
+                candidates = Array(live)
+            } else {
+                candidates = Array(filed)
+            }
         }
-        if stale { inverseLinks[key] = candidates.filter { $0.storageOwner === self } }
-        return result
+        return candidates.filter { holds($0, inverse, object) }
     }
 
     /// Whether the pair (`holder`, `object`) in `holder`'s relationship `index` is an unsaved
@@ -97,7 +148,11 @@ extension ObjectContext {
         case .unloaded:
             return
         }
-        noteLink(to: object.objectID, holder: holder, relationship: index)
+        if holder.entity.relationshipIsToMany[index] {
+            holder.noteHeld(object, through: index)
+        } else {
+            notePointer(to: object.objectID, holder: holder, relationship: index)
+        }
     }
 
     /// Removes `object` from `holder`'s relationship `index`, current and committed value alike.
@@ -127,21 +182,21 @@ extension ObjectContext {
         if let previous, previous != target, let old = registered[previous], holds(old, inverse, object) {
             detachQuietly(object, from: old, at: inverse)
         }
-        if !inverseLinks.isEmpty {
+        if !object.heldBy.isEmpty || !object.entity.relationships[index].inverseIsToMany {   // else nobody holds it
             for holder in holders(of: object, through: index) where holder.objectID != target {
                 detachQuietly(object, from: holder, at: inverse)
             }
         }
         guard let target else { return }
-        if let partner = registered[target], partner.lifecycle.isDeleted {
+        let partner = registered[target]
+        if let partner, partner.lifecycle.isDeleted {
             // Deleted here (not saved yet): the object reads as unrelated, as a to-many load
             // skips deleted members; saving the delete clears the stored key.
             object.relationValues[index] = .toOne(nil)
             return
         }
-        noteLink(to: target, holder: object, relationship: index)
-        guard let partner = registered[target], !partner.lifecycle.isFault,
-              inverse < partner.relationValues.count else { return }
+        logPointer(to: target, through: inverse, holder: object)
+        guard let partner, !partner.lifecycle.isFault, inverse < partner.relationValues.count else { return }
         switch partner.relationValues[inverse] {
         case .toMany(let members):
             if !members.contains(object) { attachQuietly(object, to: partner, at: inverse) }
@@ -230,7 +285,7 @@ extension ObjectContext {
                 }
             }
         }
-        for member in result { noteLink(to: member.objectID, holder: object, relationship: index) }
+        for member in result { object.noteHeld(member, through: index) }
         return result
     }
 }

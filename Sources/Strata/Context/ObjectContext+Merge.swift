@@ -74,18 +74,26 @@ extension ObjectContext {
         guard !objects.isEmpty else { return }
         let gone = Set(objects.map(ObjectIdentifier.init))
         let goneIDs = Set(objects.map(\.objectID))
+        /// `value` without the gone objects, or `nil` when it holds none of them.
+        func without(_ value: RelationValue) -> RelationValue? {
+            switch value {
+            case .toOne(let target?) where gone.contains(ObjectIdentifier(target)) || goneIDs.contains(target.objectID):
+                return .toOne(nil)
+            case .toOneID(let id?) where goneIDs.contains(id):
+                return .toOne(nil)
+            case .toMany(let members) where members.contains(where: { gone.contains(ObjectIdentifier($0)) || goneIDs.contains($0.objectID) }):
+                return .toMany(members.filter { !gone.contains(ObjectIdentifier($0)) && !goneIDs.contains($0.objectID) })
+            default:
+                return nil
+            }
+        }
         for candidate in registered.values where !candidate.lifecycle.isFault && !gone.contains(ObjectIdentifier(candidate)) {
             for (index, value) in candidate.relationValues.enumerated() {
-                switch value {
-                case .toOne(let target?) where gone.contains(ObjectIdentifier(target)) || goneIDs.contains(target.objectID):
-                    candidate.relationValues[index] = .toOne(nil)
-                case .toOneID(let id?) where goneIDs.contains(id):
-                    candidate.relationValues[index] = .toOne(nil)
-                case .toMany(let members) where members.contains(where: { gone.contains(ObjectIdentifier($0)) || goneIDs.contains($0.objectID) }):
-                    candidate.relationValues[index] = .toMany(members.filter { !gone.contains(ObjectIdentifier($0)) && !goneIDs.contains($0.objectID) })
-                default:
-                    continue
-                }
+                if let kept = without(value) { candidate.relationValues[index] = kept }
+            }
+            // The committed values too: a rollback restores them.
+            for (index, value) in candidate.committedRelations {
+                if let kept = without(value) { candidate.committedRelations[index] = kept }
             }
         }
         for object in objects {
@@ -148,6 +156,7 @@ extension ObjectContext {
                     if let kept = displaced[ObjectIdentifier(target)] { candidate.relationValues[index] = .toOne(kept) }
                 case .toMany(let members) where members.contains(where: { displaced[ObjectIdentifier($0)] != nil }):
                     candidate.relationValues[index] = .toMany(OrderedSet(members.map { displaced[ObjectIdentifier($0)] ?? $0 }))
+                    for member in members { if let kept = displaced[ObjectIdentifier(member)] { candidate.noteHeld(kept, through: index) } }
                 default:
                     continue
                 }

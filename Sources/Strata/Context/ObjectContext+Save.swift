@@ -172,9 +172,25 @@ extension ObjectContext {
             registered[object.objectID] = nil
             object.lifecycle.isDeleted = true
         }
+        // Restored to-ones, with the targets they replace: a merge that kept an edit may have
+        // moved the committed value (to what the store now says) without its partners' sides.
+        var restoredToOnes: [(object: ManagedObject, index: Int, target: ObjectID?, previous: ObjectID?)] = []
         for object in touched {
             if let committed = object.committedAttributes { object.attributeValues = committed }
-            for (index, value) in object.committedRelations { object.relationValues[index] = value }
+            for (index, value) in object.committedRelations {
+                let previous: ObjectID??
+                switch object.relationValues[index] {
+                case .toOne(let target): previous = .some(target?.objectID)
+                case .toOneID(let target): previous = .some(target)
+                case .toMany, .unloaded: previous = nil
+                }
+                object.relationValues[index] = value
+                switch value {
+                case .toOne(let target): restoredToOnes.append((object, index, target?.objectID, previous ?? nil))
+                case .toOneID(let target): restoredToOnes.append((object, index, target, previous ?? nil))
+                case .toMany, .unloaded: continue
+                }
+            }
             object.lifecycle.isDeleted = false
             object.clearChanges()
         }
@@ -186,6 +202,11 @@ extension ObjectContext {
         // Out of every loaded relationship too: one read since (a to-many loaded after a merge
         // dropped its edit) may list them without being an edited object.
         forget(droppedInserts)
+        // The restored to-ones are the truth (what was last saved or merged): their loaded
+        // inverses follow, as for a row read (see ObjectContext+Inverses).
+        for restored in restoredToOnes where restored.object.storageOwner === self {
+            adoptToOne(restored.object, at: restored.index, target: restored.target, previous: restored.previous)
+        }
     }
 
     /// Forgets every object: the context is as new. Objects obtained before are unusable.
@@ -193,7 +214,7 @@ extension ObjectContext {
         checkQueue()
         for object in registered.values { object.detachFromContext() }
         registered.removeAll()
-        inverseLinks.removeAll()
+        forgetLinks()
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()

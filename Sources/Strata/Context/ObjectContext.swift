@@ -85,10 +85,12 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
     /// What ``processPendingChanges()`` last reported; `nil` until it is first called.
     var pendingChangeTracker: PendingChangeTracker?
-    /// Where loaded relationships hold (or point at) each object, as hints checked before use:
-    /// lets a row or to-many read later find the loaded inverse sides it must agree with
-    /// (see `ObjectContext+Inverses.swift`).
-    @exclusivity(unchecked) var inverseLinks: [InverseLinkKey: Set<ManagedObject>] = [:]
+    /// Loaded to-ones pointing at each ID, as hints checked before use: lets a to-many or a
+    /// one-to-one read later find the loaded inverse sides it must agree with (see
+    /// `ObjectContext+Inverses.swift`). Filed in ``pointerLog`` first, folded in here on demand.
+    @exclusivity(unchecked) var pointers: [InverseLinkKey: Set<ManagedObject>] = [:]
+    /// Loaded to-ones not yet folded into ``pointers``.
+    @exclusivity(unchecked) var pointerLog: [PointerNote] = []
 
     /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
     ///

@@ -89,6 +89,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                 }
                 resolvedRelationships[e][r].destinationIndex = d
                 resolvedRelationships[e][r].inverseIndex = inv
+                resolvedRelationships[e][r].inverseIsToMany = inverse.isToMany
                 resolvedRelationships[e][r].storage = Self.storage(of: rel, in: spec.name, inverse: inverse)
                 if !rel.isToMany, inverse.isOrdered { resolvedRelationships[e][r].foreignKeyOrderColumn = "_order_\(rel.name)" }
             }

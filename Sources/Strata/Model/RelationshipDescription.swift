@@ -28,6 +28,8 @@ public struct RelationshipDescription: Sendable, Hashable {
     var destinationIndex = -1
     /// The inverse's index among the destination's relationships (resolved by ``ObjectModel``).
     var inverseIndex = -1
+    /// Whether the inverse is to-many (resolved by ``ObjectModel``).
+    var inverseIsToMany = false
     /// For a to-one whose inverse is ordered: the column in this table holding the position.
     var foreignKeyOrderColumn: String?
 

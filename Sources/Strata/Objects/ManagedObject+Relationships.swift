@@ -100,7 +100,7 @@ extension ManagedObject {
         willAccess()
         relationWillChange(index)
         relationValues[index] = .toOne(target)
-        if let target { storageOwner?.noteLink(to: target.objectID, holder: self, relationship: index) }
+        if let target { storageOwner?.notePointer(to: target.objectID, holder: self, relationship: index) }
     }
 
     final func primitiveInsert(_ target: ManagedObject, at index: Int) {
@@ -110,7 +110,7 @@ extension ManagedObject {
         relationValues[index] = .unloaded  // drop the reference so the append does not copy
         objects.append(target)
         relationValues[index] = .toMany(objects)
-        storageOwner?.noteLink(to: target.objectID, holder: self, relationship: index)
+        noteHeld(target, through: index)
     }
 
     final func primitiveRemove(_ target: ManagedObject, at index: Int) {
@@ -126,7 +126,14 @@ extension ManagedObject {
         _ = toMany(at: index)
         relationWillChange(index)
         relationValues[index] = .toMany(targets)
-        if let owner = storageOwner { for target in targets { owner.noteLink(to: target.objectID, holder: self, relationship: index) } }
+        for target in targets { noteHeld(target, through: index) }
+    }
+
+    /// Files on `member` that this object's to-many `index` holds it (a hint for the context,
+    /// see `ObjectContext+Inverses.swift`); nothing for a member of another context.
+    final func noteHeld(_ member: ManagedObject, through index: Int) {
+        guard let owner = storageOwner, member.storageOwner === owner else { return }
+        member.heldBy.add(self, through: entity.relationships[index].inverseIndex)
     }
 
     /// Tracks a relationship change: committed state is captured the first time.

@@ -49,6 +49,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var valueErrors: [Int: StrataError] = [:]
     /// Objects fetched together fire their faults together.
     var faultBatch: FaultBatch?
+    /// The loaded to-manys that hold this object, as hints (see `ObjectContext+Inverses.swift`).
+    @exclusivity(unchecked) var heldBy = HeldBy()
 
     /// Creates an object. Strata calls this; use `context.insert(_:)` to make new objects.
     public required init(_ creation: ObjectCreation) {
@@ -158,6 +160,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         relationValues = []
         committedRelations = [:]
         faultBatch = nil
+        heldBy.removeAll()
     }
 
     /// Records that the object is about to change (captures committed values the first time).

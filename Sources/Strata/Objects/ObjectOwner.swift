@@ -12,7 +12,8 @@ protocol ObjectOwner: AnyObject {
     func resolve(_ id: ObjectID) -> ManagedObject
     /// Called before the first change to a saved object, so it can be tracked as updated.
     func objectWillChange(_ object: ManagedObject)
-    /// Records that `holder`'s relationship `relationship` now holds (or points at) `id`, so
-    /// that the owner can find the loaded inverse sides of `id`'s object later.
-    func noteLink(to id: ObjectID, holder: ManagedObject, relationship: Int)
+    /// Records that `holder`'s to-one `relationship` now points at `id`, so that the owner can
+    /// find the loaded to-ones pointing at `id`'s object later (to-many memberships are filed on
+    /// the member itself, see `ManagedObject.noteHeld(_:through:)`).
+    func notePointer(to id: ObjectID, holder: ManagedObject, relationship: Int)
 }
