@@ -362,6 +362,33 @@ import Testing
             try a.checkInvariants()
         }
     }
+    /// A to-many replaced here (as a child's save pushes it into its parent) fires faults on
+    /// the way, a whole fetch page at once: a row read meanwhile that names the edited object
+    /// joins its to-many quietly, and the replacement must not drop it with its to-one still
+    /// pointing here. The replacement is the local edit, so that member leaves both sides.
+    @Test func aToManyReplacedWhileAFaultPageFiresKeepsInverses() async throws {
+        let directory = TemporaryDirectory()
+        let f = try await fixture(directory)
+        let a = ObjectContext(.privateQueue, coordinator: f.coordinator, name: "a")
+        try a.performAndWait {
+            let two = try object(a, f.two, Folder.self)
+            #expect(two.notes.isEmpty)                                    // loaded: empty
+        }
+        try await saveElsewhere(f) { b in try object(b, f.note, Note.self).folder = try object(b, f.two, Folder.self) }
+        try a.performAndWait {
+            var request = FetchRequest<Note>()
+            request.fetchBatchSize = 10
+            let notes = try a.fetch(request)                              // one page of faults: `note` and `other`
+            #expect(notes.count == 2 && notes.allSatisfy(\.isFault))
+            let two = try object(a, f.two, Folder.self), other = try object(a, f.other, Note.self), note = try object(a, f.note, Note.self)
+            two.notes = [other]                                           // fires the page: `note`'s row says `two`
+            #expect(!note.isFault)
+            #expect(two.notes == [other])
+            #expect(other.folder === two)
+            #expect(note.folder == nil)                                   // the replacement left it out
+            try a.checkInvariants()
+        }
+    }
 }
 
 /// The object of `context` for `id`, typed (call on the context's queue).

@@ -55,6 +55,12 @@ extension ManagedObject {
         let inverse = entity.relationships[index].inverseIndex
         for removed in old where !targets.contains(removed) { removed.detach(self, at: inverse) }
         for added in targets where !old.contains(added) { adopt(added, at: index, inverse: inverse) }
+        // The loops may fire faults (a whole fetch page at once): a row read meanwhile that
+        // names this object joined this to-many quietly (ObjectContext+Inverses). It is not
+        // in the new value, so it leaves, its inverse included.
+        if case .toMany(let now) = relationValues[index], now != old {
+            for late in now where !targets.contains(late) && !old.contains(late) { late.detach(self, at: inverse) }
+        }
         primitiveReplace(targets, at: index)
     }
 
