@@ -218,11 +218,7 @@ extension ObjectContext {
     /// `previous` holds the to-one targets the object had loaded before (empty for a fault).
     func adoptRowRelations(_ object: ManagedObject, previous: [Int: ObjectID?] = [:]) {
         for (index, value) in object.relationValues.enumerated() {
-            switch value {
-            case .toOneID(let target): adoptToOne(object, at: index, target: target, previous: previous[index] ?? nil)
-            case .toOne(let target): adoptToOne(object, at: index, target: target?.objectID, previous: previous[index] ?? nil)
-            case .toMany, .unloaded: continue
-            }
+            if let target = value.loadedToOneTarget { adoptToOne(object, at: index, target: target, previous: previous[index] ?? nil) }
         }
     }
 
@@ -230,11 +226,7 @@ extension ObjectContext {
     func loadedToOneTargets(_ object: ManagedObject) -> [Int: ObjectID?] {
         var result: [Int: ObjectID?] = [:]
         for (index, value) in object.relationValues.enumerated() {
-            switch value {
-            case .toOneID(let target): result[index] = .some(target)
-            case .toOne(let target): result[index] = .some(target?.objectID)
-            case .toMany, .unloaded: continue
-            }
+            if let target = value.loadedToOneTarget { result[index] = target }
         }
         return result
     }

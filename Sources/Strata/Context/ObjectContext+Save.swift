@@ -178,18 +178,9 @@ extension ObjectContext {
         for object in touched {
             if let committed = object.committedAttributes { object.attributeValues = committed }
             for (index, value) in object.committedRelations {
-                let previous: ObjectID??
-                switch object.relationValues[index] {
-                case .toOne(let target): previous = .some(target?.objectID)
-                case .toOneID(let target): previous = .some(target)
-                case .toMany, .unloaded: previous = nil
-                }
+                let previous = object.relationValues[index].loadedToOneTarget
                 object.relationValues[index] = value
-                switch value {
-                case .toOne(let target): restoredToOnes.append((object, index, target?.objectID, previous ?? nil))
-                case .toOneID(let target): restoredToOnes.append((object, index, target, previous ?? nil))
-                case .toMany, .unloaded: continue
-                }
+                if let target = value.loadedToOneTarget { restoredToOnes.append((object, index, target, previous ?? nil)) }
             }
             object.lifecycle.isDeleted = false
             object.clearChanges()

@@ -22,6 +22,18 @@ enum RelationValue {
     }
 }
 
+extension RelationValue {
+    /// For a loaded to-one, the ID it points at (`.some(nil)` when it points at nothing); nil
+    /// for a to-many or an unloaded relationship.
+    var loadedToOneTarget: ObjectID?? {
+        switch self {
+        case .toOne(let target): .some(target?.objectID)
+        case .toOneID(let target): .some(target)
+        case .toMany, .unloaded: nil
+        }
+    }
+}
+
 extension EntityDescription {
     /// A new object's relationship states by slot: empty to-manys and nil to-ones.
     var newRelationValues: [RelationValue] {

@@ -111,14 +111,21 @@ extension PropertyValue {
     /// Why this value, written to an attribute of `type`, could not be read back as the same
     /// value (nil when it can): an integer out of an `int16`/`int32` range, a NaN date, a NaN
     /// decimal or one of more than 38 significant digits.
+    /// Called for every attribute of every saved object and batch-inserted row: it switches on
+    /// the value alone (no tuple copy), and only a decimal costs more than a comparison.
     func storageProblem(for type: AttributeType) -> String? {
-        switch (self, type) {
-        case (.integer(let v), .int16) where Int16(exactly: v) == nil: "\(v) is out of the range of an int16"
-        case (.integer(let v), .int32) where Int32(exactly: v) == nil: "\(v) is out of the range of an int32"
-        case (.date(let v), _) where v.timeIntervalSince1970.isNaN: "a date cannot be NaN"
-        case (.decimal(let v), _) where DecimalText.parse(v.description) != v:
-            "a decimal cannot be NaN or have more than \(DecimalText.maximumDigits) significant digits (\(v))"
-        default: nil
+        switch self {
+        case .integer(let v):
+            if type == .int16, Int16(exactly: v) == nil { return "\(v) is out of the range of an int16" }
+            if type == .int32, Int32(exactly: v) == nil { return "\(v) is out of the range of an int32" }
+            return nil
+        case .date(let v):
+            return v.timeIntervalSince1970.isNaN ? "a date cannot be NaN" : nil
+        case .decimal(let v):
+            guard DecimalText.parse(v.description) != v else { return nil }
+            return "a decimal cannot be NaN or have more than \(DecimalText.maximumDigits) significant digits (\(v))"
+        default:
+            return nil
         }
     }
 
