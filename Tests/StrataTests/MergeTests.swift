@@ -46,7 +46,7 @@ final class Received<T: Sendable>: @unchecked Sendable {  // safe: every access 
     @Test func willSaveHookSeesOldAndNewValues() async throws {
         let dir = TemporaryDirectory()
         let (_, context) = try await makeStore(dir)
-        let received = Received<PendingChanges>()
+        let received = Received<ChangeBatch>()
         let token = context.observeWillSave { received.append($0) }
         let id = try await context.perform { () throws -> ObjectID in
             let note = context.insert(Note.self)
@@ -60,9 +60,12 @@ final class Received<T: Sendable>: @unchecked Sendable {  // safe: every access 
         }
         let all = received.all
         #expect(all.count == 3)
-        #expect(all[0].inserted.values.first?["title"] == .string("old"))
-        #expect(all[1].updated[id]?["title"] == PendingChanges.ValueChange(old: .string("old"), new: .string("new")))
-        #expect(all[2].deleted[id]?["title"] == .string("new"))
+        #expect(all[0].inserted.first?.value(forKey: "title") == .string("old"))
+        #expect(all[0].inserted.first?.oldValue(forKey: "title") == .null)
+        let update = try #require(all[1].updated.first)
+        #expect(update.id == id && update.changedKeys == ["title"])
+        #expect(update.oldValue(forKey: "title") == .string("old") && update.value(forKey: "title") == .string("new"))
+        #expect(all[2].deleted.first?.id == id && all[2].deleted.first?.value(forKey: "title") == .string("new"))
         _ = token
     }
 

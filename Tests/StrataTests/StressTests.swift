@@ -22,7 +22,7 @@ import Testing
         let ledger = SaveLedger()
         // The seed save is in the ledger too: every join-table pair in the final store must
         // come from a recorded save.
-        let seedPending = Locked<PendingChanges?>(nil), seedChanges = Locked<ChangeSet?>(nil)
+        let seedPending = Locked<ChangeBatch?>(nil), seedChanges = Locked<ChangeSet?>(nil)
         let seedTokens = [seeder.observeWillSave { changes in seedPending.withLock { $0 = changes } },
                           seeder.observeChanges { changes in seedChanges.withLock { $0 = changes } }]
         try await seeder.perform {

@@ -7,39 +7,26 @@ import Synchronization
 /// thread: on Linux an async `main` and Swift Testing run the main queue on worker threads.
 final class ContextQueue: Sendable {
     let queue: DispatchQueue
-    private let token: Token
-
-    /// A marker stored as the queue's specific value.
-    final class Token: Sendable {}
-
-    private static let key = DispatchSpecificKey<Token>()
-    private static let mainToken: Token = {
-        let token = Token()
-        DispatchQueue.main.setSpecific(key: key, value: token)
-        return token
-    }()
+    private let token: MainQueue.Token
 
     /// The main queue (shared by every main-queue context).
-    static func main() -> ContextQueue { ContextQueue(queue: .main, token: mainToken) }
+    static func main() -> ContextQueue { ContextQueue(queue: .main, token: MainQueue.token) }
 
     /// A new private serial queue.
     static func makePrivate(label: String) -> ContextQueue {
         let queue = DispatchQueue(label: label)
-        let token = Token()
-        queue.setSpecific(key: key, value: token)
+        let token = MainQueue.Token()
+        queue.setSpecific(key: MainQueue.key, value: token)
         return ContextQueue(queue: queue, token: token)
     }
 
-    private init(queue: DispatchQueue, token: Token) {
+    private init(queue: DispatchQueue, token: MainQueue.Token) {
         self.queue = queue
         self.token = token
     }
 
     /// Whether the calling code runs on this queue.
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) === token }
-
-    /// Whether the calling code runs on the main queue.
-    static var isMain: Bool { DispatchQueue.getSpecific(key: key) === mainToken }
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: MainQueue.key) === token }
 
     /// Nanoseconds spent running work submitted through this queue object (not nested runs).
     private let busyNanoseconds = Atomic<UInt64>(0)

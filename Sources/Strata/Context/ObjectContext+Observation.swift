@@ -24,9 +24,17 @@ extension ObjectContext {
         return stream
     }
 
-    /// Calls `handler` on the context's queue before each save writes, with the pending
-    /// changes and their old values (after `willSave()` hooks and validation).
-    public func observeWillSave(_ handler: @escaping @Sendable (PendingChanges) -> Void) -> ChangeObservation {
+    /// Calls `handler` on the context's queue before each save writes (or, for a child, pushes),
+    /// with the ``ChangeBatch`` it is about to hand on: values after and before each change
+    /// (after `willSave()` hooks and validation).
+    ///
+    /// For example:
+    /// ```swift
+    /// let token = context.observeWillSave { batch in
+    ///     for change in batch.updated { print(change.id, change.oldValue(forKey: "title"), "→", change.value(forKey: "title")) }
+    /// }
+    /// ```
+    public func observeWillSave(_ handler: @escaping @Sendable (ChangeBatch) -> Void) -> ChangeObservation {
         observers.addWillSaveHandler(handler)
     }
 
@@ -51,28 +59,5 @@ extension ObjectContext {
                 child.queue.async { child.receiveFromParent(idsOnly) }
             }
         }
-    }
-
-    /// The pending changes with old and new values, for will-save observers.
-    func pendingChanges() -> PendingChanges {
-        func values(_ object: ManagedObject, _ attributes: [PropertyValue]) -> [String: PropertyValue] {
-            var result: [String: PropertyValue] = [:]
-            for (i, attribute) in object.entity.attributes.enumerated() where i < attributes.count { result[attribute.name] = attributes[i] }
-            return result
-        }
-        var pending = PendingChanges(inserted: [:], updated: [:], deleted: [:])
-        for object in inserted {
-            var all = values(object, object.attributeValues)
-            for (i, relationship) in object.entity.relationships.enumerated() { all[relationship.name] = object.relationValues[i].propertyValue }
-            pending.inserted[object.objectID] = all
-        }
-        for object in updated {
-            let old = object.committedValues(forKeys: nil)
-            var keys: [String: PendingChanges.ValueChange] = [:]
-            for (key, new) in object.changedValues() { keys[key] = .init(old: old[key] ?? .null, new: new) }
-            pending.updated[object.objectID] = keys
-        }
-        for object in deleted { pending.deleted[object.objectID] = values(object, object.committedAttributes ?? object.attributeValues) }
-        return pending
     }
 }

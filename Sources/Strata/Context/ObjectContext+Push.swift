@@ -1,36 +1,14 @@
 import OrderedCollections
 
-/// One object's changes, as a child context pushes them into its parent.
-struct PushedObject: Sendable {
-    var id: ObjectID
-    /// Attribute values by slot (all of them for an insert, the changed ones otherwise).
-    var attributes: [Int: PropertyValue]
-    /// Changed to-one relationships by slot.
-    var toOne: [Int: ObjectID?]
-    /// Changed to-many relationships by slot (the whole new content, in order).
-    var toMany: [Int: [ObjectID]]
-}
-
-/// A child context's save, as its parent receives it.
-struct PushedChanges: Sendable {
-    var inserted: [PushedObject] = []
-    var updated: [PushedObject] = []
-    var deleted: [ObjectID] = []
-}
-
 extension ObjectContext {
-    /// A child's save: its changes go into the parent in memory, in one synchronous step on
-    /// the parent's queue; nothing is written to the store.
-    func push(to parent: ObjectContext) throws(StrataError) {
-        var pushed = PushedChanges()
-        for object in inserted { pushed.inserted.append(pushedObject(object, everything: true)) }
-        for object in updated { pushed.updated.append(pushedObject(object, everything: false)) }
-        pushed.deleted = deleted.map(\.objectID)
+    /// A child's save: its change batch goes into the parent in memory, in one synchronous
+    /// step on the parent's queue; nothing is written to the store.
+    func push(_ batch: ChangeBatch, to parent: ObjectContext) throws(StrataError) {
         let changes = ChangeSet(
-            inserted: Set(pushed.inserted.map(\.id)),
-            updated: Dictionary(uniqueKeysWithValues: updated.map { ($0.objectID, $0.changedValues()) }),
-            deleted: Set(pushed.deleted))
-        try parent.syncOnQueue { () throws(StrataError) in parent.absorb(pushed, from: self) }
+            inserted: Set(batch.inserted.map(\.id)),
+            updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, $0.changedValues) }),
+            deleted: Set(batch.deleted.map(\.id)))
+        try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self) }
         let saved = Array(inserted) + Array(updated)
         for object in inserted { object.lifecycle.isInserted = false }
         for object in saved { object.clearChanges() }
@@ -44,57 +22,43 @@ extension ObjectContext {
         publish(changes)
     }
 
-    private func pushedObject(_ object: ManagedObject, everything: Bool) -> PushedObject {
-        let entity = object.entity
-        var pushed = PushedObject(id: object.objectID, attributes: [:], toOne: [:], toMany: [:])
-        for i in entity.attributes.indices where everything || object.changedProperties.contains(i) {
-            pushed.attributes[i] = object.attributeValues[i]
-        }
-        for (r, relationship) in entity.relationships.enumerated() where everything || object.changedProperties.contains(entity.attributes.count + r) {
-            switch object.relationValues[r] {
-            case .toOne(let target): pushed.toOne[r] = .some(target?.objectID)
-            case .toOneID(let id): pushed.toOne[r] = .some(id)
-            case .toMany(let targets): pushed.toMany[r] = targets.map(\.objectID)
-            case .unloaded: if relationship.isToMany && everything { pushed.toMany[r] = [] }
-            }
-        }
-        return pushed
-    }
-
-    /// Applies a child's pushed changes as if they were made here (tracked, with inverses and
-    /// delete rules), then tells observers and the other children.
-    func absorb(_ pushed: PushedChanges, from child: ObjectContext) {
-        for object in pushed.inserted where registered[object.id] == nil {
-            let entity = object.id.entity
-            let creation = ObjectCreation(entity: entity, objectID: object.id, attributeValues: entity.defaultAttributeValues,
+    /// Applies a child's change batch as if its changes were made here (tracked, with inverses
+    /// and delete rules), then tells observers and the other children.
+    func absorb(_ batch: ChangeBatch, from child: ObjectContext) {
+        for change in batch.inserted where registered[change.id] == nil {
+            let entity = change.id.entity
+            let creation = ObjectCreation(entity: entity, objectID: change.id, attributeValues: entity.defaultAttributeValues,
                                           relationValues: entity.newRelationValues, isFault: false)
             let made = ObjectConstruction.make(entity, creation, collectsDefaults: false).0
             made.storageOwner = self
             made.lifecycle.isInserted = true
-            registered[object.id] = made
+            registered[change.id] = made
             inserted.append(made)
             notePending(entity)
         }
-        let changed = pushed.inserted + pushed.updated
+        let changed = batch.inserted + batch.updated
         for change in changed {
             guard let object = known(change.id) else { continue }
-            for (slot, value) in change.attributes { object.setAttributeValue(value, at: slot) }
+            for slot in change.values.indices where change.changesAttribute(at: slot) { object.setAttributeValue(change.values[slot], at: slot) }
         }
         for change in changed {
             guard let object = known(change.id) else { continue }
-            for (slot, target) in change.toOne { object.setToOne(target.flatMap(known), at: slot) }
-            for (slot, targets) in change.toMany { object.setToMany(OrderedSet(targets.compactMap(known)), at: slot) }
+            for relation in change.relations {
+                switch relation.kind {
+                case .toOne(let target, _): object.setToOne(target.flatMap(known), at: relation.slot)
+                case .toMany(let members, _): object.setToMany(OrderedSet(members.compactMap(known)), at: relation.slot)
+                }
+            }
         }
-        var changes = ChangeSet(inserted: Set(pushed.inserted.map(\.id)), deleted: Set(pushed.deleted))
-        for change in pushed.updated {
+        var changes = ChangeSet(inserted: Set(batch.inserted.map(\.id)), deleted: Set(batch.deleted.map(\.id)))
+        for change in batch.updated {
             guard let object = registered[change.id] ?? registered[permanentIDByTemporary[change.id] ?? change.id], !object.lifecycle.isFault else { continue }
             var values: [String: PropertyValue] = [:]
-            for slot in change.attributes.keys { values[object.entity.attributes[slot].name] = object.attributeValues[slot] }
-            for slot in change.toOne.keys { values[object.entity.relationships[slot].name] = object.relationValues[slot].propertyValue }
-            for slot in change.toMany.keys { values[object.entity.relationships[slot].name] = object.relationValues[slot].propertyValue }
+            for slot in change.values.indices where change.changesAttribute(at: slot) { values[object.entity.attributes[slot].name] = object.attributeValues[slot] }
+            for relation in change.relations { values[object.entity.relationships[relation.slot].name] = object.relationValues[relation.slot].propertyValue }
             changes.updated[object.objectID] = values
         }
-        for id in pushed.deleted { if let object = known(id) { delete(object) } }
+        for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
     }
 

@@ -25,17 +25,22 @@ extension ObjectContext {
             for object in fresh { object.willSave() }
         }
         try validatePendingChanges()
-        if observers.wantsWillSave { observers.publishWillSave(pendingChanges()) }
+        let batch = changeBatch()
+        observers.publishWillSave(batch)
         if let parent {
-            try push(to: parent)
+            try push(batch, to: parent)
         } else {
-            let work = SaveTransaction(model: model, inserted: Array(inserted), updated: Array(updated), deleted: Array(deleted),
-                                       policy: mergePolicy, isRegistered: { [registered] in registered[$0] != nil })
-            let outcome = try coordinator.save(work)
-            let changes = didSave(outcome)
+            let outcome = try coordinator.save(batch, policy: mergePolicy) { [registered] in registered[$0] != nil }
+            let changes = outcome.changeSet(for: batch)
+            didSave(batch, outcome, changes)
             publish(changes)
-            coordinator.publishSave(changes, from: self)
+            coordinator.publishSave(changes, from: saveSubscriber)
         }
+    }
+
+    /// The pending changes as values, in the order of the pending sets.
+    func changeBatch() -> ChangeBatch {
+        ChangeBatch(inserted: inserted.map { $0.insertChange() }, updated: updated.map { $0.updateChange() }, deleted: deleted.map { $0.deletion() })
     }
 
     private func validatePendingChanges() throws(StrataError) {
@@ -84,77 +89,49 @@ extension ObjectContext {
         }
     }
 
-    /// Brings the objects in line with what was written, and says what changed.
-    private func didSave(_ outcome: SaveOutcome) -> ChangeSet {
-        var changes = ChangeSet()
-        for object in inserted {
-            let identity = ObjectIdentifier(object)
-            let temporary = object.objectID
-            let permanent = ObjectID(entity: object.entity, key: outcome.assignedKeys[identity] ?? temporary.key)
-            if permanent != temporary {
+    /// Brings the objects in line with what the store wrote (`batch` was built from the
+    /// pending sets, in their order).
+    private func didSave(_ batch: ChangeBatch, _ outcome: SaveOutcome, _ changes: ChangeSet) {
+        for (object, change) in zip(inserted, batch.inserted) {
+            let temporary = change.id
+            if let permanent = changes.permanentIDs[temporary] {
                 registered[temporary] = nil
                 object.objectID = permanent
                 registered[permanent] = object
-                changes.permanentIDs[temporary] = permanent
                 permanentIDByTemporary[temporary] = permanent
                 relink(from: temporary, to: permanent)
             }
             object.lifecycle.isInserted = false
-            if let version = outcome.versions[identity] {
-                object.rowVersion = version
-                changes.versions[permanent] = version
-            } else {
-                object.rowVersion = 1                      // inserted rows start at version 1: not listed
-            }
-            changes.inserted.insert(permanent)
+            object.rowVersion = outcome.versions[temporary] ?? 1    // inserted rows start at version 1
         }
         var gone: [ManagedObject] = []
         for object in updated {
-            let identity = ObjectIdentifier(object)
-            if outcome.vanished.contains(identity) { gone.append(object); continue }
-            object.rowVersion = outcome.versions[identity] ?? object.rowVersion + 1
-            changes.updated[object.objectID] = object.changedValues()
-            changes.versions[object.objectID] = object.rowVersion
+            if outcome.vanished.contains(object.objectID) { gone.append(object); continue }
+            object.rowVersion = outcome.versions[object.objectID] ?? object.rowVersion + 1
         }
-        for object in deleted where !outcome.undeleted.contains(ObjectIdentifier(object)) {
-            changes.deleted.insert(object.objectID)
-        }
-        for (id, key, version) in outcome.nullified {
-            changes.updated[id, default: [:]][key] = .null
-            changes.versions[id] = version
+        for (id, _, version) in outcome.nullified {
             // The clearing ran after this save's own writes: its version is the row's latest.
             if let partner = registered[id], !partner.lifecycle.isFault { partner.rowVersion = version }
         }
-        let saved = Array(inserted) + Array(updated) + Array(deleted)
-        for object in saved where !object.lifecycle.isDeleted || outcome.undeleted.contains(ObjectIdentifier(object)) {
-            guard let row = outcome.refreshed[ObjectIdentifier(object)] else { continue }
-            object.lifecycle.isDeleted = false
-            object.attributeValues = row.attributes
-            let previous = loadedToOneTargets(object)
-            for (slot, error) in row.errors { object.valueErrors[slot] = error }
-            object.relationValues = row.relationValues
-            object.rowVersion = row.version
-            adoptRowRelations(object, previous: previous)
-            // The row as it now stands: its attributes and the to-ones it stores (a retry under a
-            // merge policy may have written any of them).
-            var values: [String: PropertyValue] = [:]
-            for (i, attribute) in object.entity.attributes.enumerated() { values[attribute.name] = row.attributes[i] }
-            for (i, relationship) in object.entity.relationships.enumerated() {
-                if case .toOne(let target) = row.relations[i] { values[relationship.name] = target.map(PropertyValue.objectID) ?? .null }
+        if !outcome.refreshed.isEmpty {
+            let pairs = zip(inserted, batch.inserted.map(\.id)) + updated.map { ($0, $0.objectID) } + deleted.map { ($0, $0.objectID) }
+            for (object, id) in pairs {
+                guard let row = outcome.refreshed[id], !object.lifecycle.isDeleted || outcome.undeleted.contains(id) else { continue }
+                object.lifecycle.isDeleted = false
+                let previous = loadedToOneTargets(object)
+                object.take(row)
+                adoptRowRelations(object, previous: previous)
             }
-            if !changes.inserted.contains(object.objectID) { changes.updated[object.objectID] = values }
-            changes.versions[object.objectID] = row.version
         }
-        for object in gone { changes.deleted.insert(object.objectID) }
+        let saved = Array(inserted) + Array(updated) + Array(deleted)
         for object in saved { object.clearChanges() }
-        let deletedNow = Array(deleted).filter { !outcome.undeleted.contains(ObjectIdentifier($0)) }
+        let deletedNow = Array(deleted).filter { !outcome.undeleted.contains($0.objectID) }
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
         clearPendingIfNone()
         forget(deletedNow + gone)
         for object in saved { object.didSave() }
-        return changes
     }
 
     /// Discards every unsaved change: inserted objects go, updated and deleted ones get their

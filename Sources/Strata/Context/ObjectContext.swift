@@ -69,7 +69,12 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// Child contexts (weakly), for auto-merging and telling them new permanent IDs.
     let children = Mutex<[WeakContext]>([])
     /// Change and will-save observers.
-    let observers = ContextObservers()
+    let observers = ChangeObservers()
+    /// A root context's subscription to its coordinator's saves (other root contexts' saves
+    /// merge here when ``automaticallyMergesChangesFromParent`` is on); `nil` for a child.
+    private var saveSubscription: ChangeObservation?
+    /// The name of that subscription, so that a save of this context skips it.
+    let saveSubscriber = UUID()
     /// The merge policy and automatic merging: settable from any thread (see ``ContextSettings``).
     let settings: Mutex<ContextSettings>
     // The registry and the pending sets are `@exclusivity(unchecked)` for the reason given on
@@ -112,7 +117,10 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         self.name = name ?? (concurrencyType == .mainQueue ? "main context" : "private context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "private")")
         self.checksQueueAccess = checksQueueAccess ?? Self.concurrencyDebugging
-        coordinator.register(self)
+        saveSubscription = coordinator.saveObservers.addChangeHandler(id: saveSubscriber) { [weak self] changes in
+            guard let context = self else { return }
+            context.queue.async { if context.automaticallyMergesChangesFromParent { context.mergeChanges(changes) } }
+        }
     }
 
     /// Creates a child context: its saves go into `parent` (in memory), and it sees the

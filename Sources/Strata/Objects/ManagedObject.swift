@@ -202,39 +202,6 @@ struct ObjectState {
     var hasChanges = false
 }
 
-/// A small bit set of property positions: the first 64 in a word (no allocation), the rest
-/// in an array.
-struct PropertyMask: Sendable, Equatable {
-    private var low: UInt64 = 0
-    private var high: [UInt64] = []
-
-    mutating func insert(_ i: Int) {
-        if i < 64 { low |= 1 << UInt64(i); return }
-        let w = (i >> 6) - 1
-        if w >= high.count { high.append(contentsOf: repeatElement(0, count: w - high.count + 1)) }
-        high[w] |= 1 << UInt64(i & 63)
-    }
-
-    mutating func remove(_ i: Int) {
-        if i < 64 { low &= ~(1 << UInt64(i)); return }
-        let w = (i >> 6) - 1
-        if w < high.count { high[w] &= ~(1 << UInt64(i & 63)) }
-    }
-
-    func contains(_ i: Int) -> Bool {
-        if i < 64 { return low & (1 << UInt64(i)) != 0 }
-        let w = (i >> 6) - 1
-        return w < high.count && high[w] & (1 << UInt64(i & 63)) != 0
-    }
-
-    var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
-
-    mutating func removeAll() {
-        low = 0
-        if !high.isEmpty { high.removeAll(keepingCapacity: true) }
-    }
-}
-
 /// A group of objects fetched together: when one fires its fault, all of them are read.
 /// It names its members by ID, so it never keeps an object alive.
 final class FaultBatch {

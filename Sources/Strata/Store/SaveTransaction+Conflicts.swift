@@ -5,12 +5,13 @@ import GRDBSQLite
 /// held, so a retry against the version just read cannot conflict again).
 extension SaveTransaction {
     /// An update found the row changed (or gone) since the object read it.
-    func resolveUpdateConflict(_ object: ManagedObject, changedColumns: [Int], _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws {
-        let id = ObjectIdentifier(object)
-        guard let stored = try readRow(of: object, db) else {
+    func resolveUpdateConflict(_ change: ObjectChange, changedColumns: [Int], _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws {
+        let id = change.id
+        guard let stored = try readRow(of: id, db) else {
             outcome.vanished.insert(id)
             return
         }
+        let entity = id.entity
         let columns: [Int]
         switch policy {
         case .error:
@@ -22,26 +23,38 @@ extension SaveTransaction {
         case .mergeByPropertyObjectTrump:
             columns = changedColumns
         case .overwrite:
-            columns = object.entity.columns.indices.filter { if case .order = object.entity.columns[$0] { return false } else { return true } }
+            columns = writableColumns(of: change)
         case .mergeByPropertyStoreTrump:
-            columns = changedColumns.filter { !storeChanged(column: $0, of: object, stored: stored) }
+            columns = changedColumns.filter { !storeChanged(column: $0, of: change, stored: stored) }
         }
-        guard try writeUpdate(object, columns: columns, expecting: stored.version, db, outcome, statements) else {
-            throw StrataError(.storeFailure, "The row of \(object.objectID) changed during the save's own transaction.", entity: object.entity.name, objectID: object.objectID)
+        guard try writeUpdate(change, columns: columns, expecting: stored.version, db, outcome, statements) else {
+            throw StrataError(.storeFailure, "The row of \(id) changed during the save's own transaction.", entity: entity.name, objectID: id)
         }
-        try takeRow(of: object, key: nil, db, &outcome)
+        try takeRow(of: id, key: nil, db, &outcome)
+    }
+
+    /// Every column the change knows a value for: all attributes and the loaded to-ones (the
+    /// whole object, as `.overwrite` and an adopted insert write it).
+    private func writableColumns(of change: ObjectChange) -> [Int] {
+        change.id.entity.columns.indices.filter { c in
+            switch change.id.entity.columns[c] {
+            case .attribute: true
+            case .foreignKey(let r): change.toOneTarget(at: r) != nil
+            case .order: false
+            }
+        }
     }
 
     /// Whether the store's value of `column` differs from what the object originally read.
-    private func storeChanged(column: Int, of object: ManagedObject, stored: RowSnapshot) -> Bool {
-        switch object.entity.columns[column] {
+    private func storeChanged(column: Int, of change: ObjectChange, stored: RowSnapshot) -> Bool {
+        switch change.id.entity.columns[column] {
         case .attribute(let i):
-            let original = object.committedAttributes?[i] ?? object.attributeValues[i]
+            let original = change.originalValues?[i] ?? change.values[i]
             return original != stored.attributes[i]
         case .foreignKey(let r):
-            let original = (object.committedRelations[r] ?? object.relationValues[r]).propertyValue
             guard case .toOne(let storedTarget) = stored.relations[r] else { return false }
-            return original != (storedTarget.map(PropertyValue.objectID) ?? .null)
+            let original: ObjectID? = if case .toOne(_, let before?)? = change.relation(at: r)?.kind { before } else { change.toOneTarget(at: r) ?? nil }
+            return original != storedTarget
         case .order:
             return false
         }
@@ -51,30 +64,28 @@ extension SaveTransaction {
     /// object of the saving context, the inserted object becomes that row — updated with our
     /// values under object-trump and overwrite, taken as it is under store-trump and rollback.
     /// Returns false when it cannot (the caller reports the conflict).
-    func adoptExistingRow(for object: ManagedObject, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws -> Bool {
-        let entity = object.entity
-        for (i, attribute) in entity.attributes.enumerated() where attribute.isUnique && !object.attributeValues[i].isNull {
+    func adoptExistingRow(for change: ObjectChange, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws -> Bool {
+        let entity = change.id.entity
+        for (i, attribute) in entity.attributes.enumerated() where attribute.isUnique && !change.values[i].isNull {
             let statement = try db.cachedStatement(sql: "SELECT _id, _version FROM \(quoted(entity.name)) WHERE \(quoted(attribute.name)) = ?")
-            RawStatement.bind(object.attributeValues[i], to: statement.sqliteStatement, at: 1)
+            RawStatement.bind(change.values[i], to: statement.sqliteStatement, at: 1)
             var existing: (key: Int64, version: Int64)?
             try RawStatement.forEachRow(statement, db) { existing = (sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1)) }
             guard let existing else { continue }
             if isRegistered(ObjectID(entity: entity, key: existing.key)) { return false }
-            outcome.assignedKeys[ObjectIdentifier(object)] = existing.key
+            outcome.assignedKeys[change.id] = existing.key
             if policy == .mergeByPropertyObjectTrump || policy == .overwrite {
-                let all = entity.columns.indices.filter { if case .order = entity.columns[$0] { return false } else { return true } }
-                guard try writeUpdate(object, columns: all, expecting: existing.version, db, outcome, statements) else { return false }
+                guard try writeUpdate(change, columns: writableColumns(of: change), expecting: existing.version, db, outcome, statements) else { return false }
             }
-            try takeRow(of: object, key: existing.key, db, &outcome)
+            try takeRow(of: change.id, key: existing.key, db, &outcome)
             return true
         }
         return false
     }
 
     /// Records the row as it now stands, for the object to take after the commit.
-    private func takeRow(of object: ManagedObject, key: Int64?, _ db: Database, _ outcome: inout SaveOutcome) throws {
-        let id = ObjectIdentifier(object)
-        guard let row = try readRow(of: object, db, key: key ?? self.key(of: object, outcome)) else { return }
+    private func takeRow(of id: ObjectID, key: Int64?, _ db: Database, _ outcome: inout SaveOutcome) throws {
+        guard let row = try readRow(of: id, db, key: key ?? self.key(of: id, outcome)) else { return }
         outcome.refreshed[id] = row
         outcome.versions[id] = row.version
     }

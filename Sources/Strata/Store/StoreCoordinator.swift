@@ -26,10 +26,9 @@ public final class StoreCoordinator: Sendable {
     let database: any DatabaseWriter
     /// SQL recorded for tests and diagnostics (see ``recordingSQL(_:)``).
     let sqlRecorder: SQLRecorder
-    /// Root contexts on this coordinator (weakly), told about each other's saves.
-    let rootContexts = Mutex<[WeakContext]>([])
-    /// Observers of every save through this coordinator.
-    let saveObservers = ContextObservers()
+    /// Observers of every save through this coordinator (root contexts subscribe here to learn
+    /// about each other's saves).
+    let saveObservers = ChangeObservers()
     /// Write transactions that ran on the main queue.
     let mainQueueWriteCount = Atomic<Int>(0)
 
@@ -44,7 +43,7 @@ public final class StoreCoordinator: Sendable {
 
     /// Runs a write transaction, counting it when it runs on the main queue.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        if ContextQueue.isMain { mainQueueWriteCount.add(1, ordering: .relaxed) }
+        if MainQueue.isCurrent { mainQueueWriteCount.add(1, ordering: .relaxed) }
         return try database.write(body)
     }
 
@@ -195,19 +194,9 @@ public final class StoreCoordinator: Sendable {
         saveObservers.addChangeHandler(handler)
     }
 
-    func register(_ context: ObjectContext) {
-        rootContexts.withLock { contexts in
-            contexts.removeAll { $0.context == nil }
-            contexts.append(WeakContext(context))
-        }
-    }
-
-    /// Tells save observers and the other root contexts (those that merge automatically) about a save.
-    func publishSave(_ changes: ChangeSet, from origin: ObjectContext) {
-        saveObservers.publish(changes)
-        for context in rootContexts.withLock({ $0.compactMap(\.context) }) where context !== origin {
-            context.queue.async { if context.automaticallyMergesChangesFromParent { context.mergeChanges(changes) } }
-        }
+    /// Tells every save observer but the saver's own subscription (a root context's) about a save.
+    func publishSave(_ changes: ChangeSet, from saver: UUID?) {
+        saveObservers.publish(changes, skipping: saver)
     }
 
     /// Closes the connections. Further use of this coordinator's contexts fails.

@@ -67,8 +67,8 @@ final class SaveLedger: Sendable {
     /// Records one successful root save: its published change set, and what the will-save
     /// hook saw (inserted objects' values and updated objects' old and new values, keyed by
     /// the IDs before the save), for the join-table pairs the save added and removed.
-    func recordSave(_ changes: ChangeSet, pending: PendingChanges?) {
-        let insertedValues = pending?.inserted ?? [:]
+    func recordSave(_ changes: ChangeSet, pending: ChangeBatch?) {
+        let insertedValues = Dictionary(uniqueKeysWithValues: (pending?.inserted ?? []).map { ($0.id, $0.keyedValues) })
         func permanent(_ id: ObjectID) -> ObjectID { changes.permanentIDs[id] ?? id }
         func permanent(_ value: PropertyValue) -> PropertyValue {
             if case .objectID(let id) = value { return .objectID(permanent(id)) }
@@ -87,12 +87,13 @@ final class SaveLedger: Sendable {
                 for member in members(values[name]) { pairWrites[owner, default: []].append((JoinPair(owner: owner, relationship: name, member: member), true)) }
             }
         }
-        for (id, values) in pending?.updated ?? [:] {
-            for name in Self.joinOwners[id.entity.name] ?? [] {
-                guard let change = values[name] else { continue }
+        for update in pending?.updated ?? [] {
+            let id = update.id
+            for name in Self.joinOwners[id.entity.name] ?? [] where update.changedKeys.contains(name) {
+                let (before, after) = (update.oldValue(forKey: name), update.value(forKey: name))
                 let owner = permanent(id)
-                if case .objectIDs = change.old {} else { lostBases.append("\(owner).\(name) was saved from \(change.old) to \(change.new)") }
-                let old = members(change.old), new = members(change.new)
+                if case .objectIDs = before {} else { lostBases.append("\(owner).\(name) was saved from \(before) to \(after)") }
+                let old = members(before), new = members(after)
                 for member in new.subtracting(old) { pairWrites[owner, default: []].append((JoinPair(owner: owner, relationship: name, member: member), true)) }
                 for member in old.subtracting(new) { pairWrites[owner, default: []].append((JoinPair(owner: owner, relationship: name, member: member), false)) }
             }

@@ -13,7 +13,7 @@ final class StressWorker: Sendable {
     /// parent's generation moved (its objects may name objects the parent forgot).
     let generation = Atomic<Int>(0)
     /// The pending changes the context's last save was about to write (roots only).
-    let pending = Locked<PendingChanges?>(nil)
+    let pending = Locked<ChangeBatch?>(nil)
     /// The change set the context published last (roots: the save's, read right after it).
     let published = Locked<ChangeSet?>(nil)
     private let tokens: [ChangeObservation]

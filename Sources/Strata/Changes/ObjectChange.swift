@@ -1,0 +1,106 @@
+/// One inserted or updated object in a ``ChangeBatch``: its values after the change, what
+/// they were before, and which of them the change is about.
+///
+/// Attribute values are in the entity's order (`entity.attributes`); relationships appear in
+/// ``relations`` only when they changed (all of them for an insert).
+///
+/// For example:
+/// ```swift
+/// for change in batch.updated where change.changedKeys.contains("title") {
+///     print(change.oldValue(forKey: "title"), "→", change.value(forKey: "title"))
+/// }
+/// ```
+public struct ObjectChange: Sendable {
+    /// The object: temporary for an insert unless it was given a permanent ID early.
+    public let id: ObjectID
+    /// The row version the change was made against (optimistic locking); 0 for an insert.
+    public let version: Int64
+    /// Every attribute's value after the change, in entity order.
+    public let values: [PropertyValue]
+    /// Every attribute's value as last saved or fetched; `nil` for an insert.
+    public let originalValues: [PropertyValue]?
+    /// Which attributes the change writes (all of them for an insert).
+    let changedAttributes: PropertyMask
+    /// The relationships the change writes, in entity order.
+    public let relations: [RelationChange]
+    /// For an update: every loaded to-one's target by relationship slot (`nil` where unknown),
+    /// changed or not, for a policy that writes the whole object. Empty for an insert, whose
+    /// ``relations`` list every relationship.
+    let storedToOnes: [ObjectID??]
+
+    init(id: ObjectID, version: Int64, values: [PropertyValue], originalValues: [PropertyValue]?,
+         changedAttributes: PropertyMask, relations: [RelationChange], storedToOnes: [ObjectID??]) {
+        self.id = id
+        self.version = version
+        self.values = values
+        self.originalValues = originalValues
+        self.changedAttributes = changedAttributes
+        self.relations = relations
+        self.storedToOnes = storedToOnes
+    }
+
+    /// Whether this is an insert.
+    public var isInsert: Bool { originalValues == nil }
+
+    /// Whether the attribute at `slot` (its position in `entity.attributes`) is written.
+    public func changesAttribute(at slot: Int) -> Bool { changedAttributes.contains(slot) }
+
+    /// The relationship change at `slot` (its position in `entity.relationships`), if any.
+    public func relation(at slot: Int) -> RelationChange? {
+        if isInsert { return slot < relations.count ? relations[slot] : nil }
+        return relations.first { $0.slot == slot }
+    }
+
+    /// The to-one target the object's row stores at relationship `slot` after the change:
+    /// `.some(nil)` for none, `nil` when the change does not know it (not loaded).
+    func toOneTarget(at slot: Int) -> ObjectID?? {
+        if isInsert { return slot < relations.count ? relations[slot].toOneTarget : nil }
+        if let changed = relation(at: slot) { return changed.toOneTarget }
+        return slot < storedToOnes.count ? storedToOnes[slot] : nil
+    }
+
+    /// The changed keys with their new values, as a ``ChangeSet`` reports an update.
+    var changedValues: [String: PropertyValue] {
+        let entity = id.entity
+        var result: [String: PropertyValue] = [:]
+        for i in values.indices where changedAttributes.contains(i) { result[entity.attributes[i].name] = values[i] }
+        for relation in relations { result[entity.relationships[relation.slot].name] = relation.value }
+        return result
+    }
+
+    /// Every attribute's value and each listed relationship's, by name (for an insert: the
+    /// whole object).
+    public var keyedValues: [String: PropertyValue] {
+        let entity = id.entity
+        var result: [String: PropertyValue] = [:]
+        for (i, attribute) in entity.attributes.enumerated() where i < values.count { result[attribute.name] = values[i] }
+        for relation in relations { result[entity.relationships[relation.slot].name] = relation.value }
+        return result
+    }
+
+    /// The names of the attributes and relationships the change writes.
+    public var changedKeys: [String] {
+        let entity = id.entity
+        return entity.attributes.indices.filter(changedAttributes.contains).map { entity.attributes[$0].name }
+            + relations.map { entity.relationships[$0.slot].name }
+    }
+
+    /// The value of `key` after the change (relationships as `.objectID` / `.objectIDs`);
+    /// `.null` for a key the entity does not have.
+    public func value(forKey key: String) -> PropertyValue {
+        switch id.entity.propertyIndex[key] {
+        case .attribute(let i)?: values[i]
+        case .relationship(let r)?: relation(at: r)?.value ?? .null
+        case nil: .null
+        }
+    }
+
+    /// The value of `key` before the change: as last saved or fetched (`.null` for an insert).
+    public func oldValue(forKey key: String) -> PropertyValue {
+        switch id.entity.propertyIndex[key] {
+        case .attribute(let i)?: originalValues?[i] ?? .null
+        case .relationship(let r)?: relation(at: r)?.originalValue ?? .null
+        case nil: .null
+        }
+    }
+}

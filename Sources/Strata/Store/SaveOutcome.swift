@@ -1,0 +1,76 @@
+/// What the store did with a ``ChangeBatch``, by the IDs the batch names (temporary IDs for
+/// inserts): keys given, versions written, rows to take after a conflict was resolved.
+struct SaveOutcome: Sendable {
+    /// Primary keys given to inserted objects (including objects that became an existing row).
+    var assignedKeys: [ObjectID: Int64] = [:]
+    /// Row versions written, where they are not simply 1 (insert) or the read version + 1.
+    var versions: [ObjectID: Int64] = [:]
+    /// Rows as they stand after a conflict was resolved by the merge policy: the object takes them.
+    var refreshed: [ObjectID: RowSnapshot] = [:]
+    /// Updated objects whose row was deleted in the store (under a policy other than `.error`).
+    var vanished: Set<ObjectID> = []
+    /// Deleted objects kept because the `.rollback` policy gave the store's row precedence.
+    var undeleted: Set<ObjectID> = []
+    /// Rows whose foreign key still pointed at a deleted row, set to NULL: (row, key, new version).
+    var nullified: [(ObjectID, String, Int64)] = []
+
+    /// The ID an object of the batch has after the save (permanent for an insert).
+    func savedID(of id: ObjectID) -> ObjectID {
+        guard id.isTemporary, let key = assignedKeys[id] else { return id }
+        return ObjectID(entity: id.entity, key: key)
+    }
+
+    /// `value` with objects inserted by this save named by their new IDs.
+    func savedValue(_ value: PropertyValue) -> PropertyValue {
+        switch value {
+        case .objectID(let id) where id.isTemporary: .objectID(savedID(of: id))
+        case .objectIDs(let ids) where ids.contains(where: \.isTemporary): .objectIDs(ids.map(savedID))
+        default: value
+        }
+    }
+
+    /// What the save changed, as other contexts and observers receive it.
+    func changeSet(for batch: ChangeBatch) -> ChangeSet {
+        var changes = ChangeSet()
+        for change in batch.inserted {
+            let permanent = savedID(of: change.id)
+            if permanent != change.id { changes.permanentIDs[change.id] = permanent }
+            if let version = versions[change.id] { changes.versions[permanent] = version }  // rows start at 1: not listed
+            changes.inserted.insert(permanent)
+        }
+        for change in batch.updated where !vanished.contains(change.id) {
+            var values = change.changedValues
+            // Relationships name objects inserted by this save by their new IDs.
+            if !assignedKeys.isEmpty {
+                for relation in change.relations {
+                    let key = change.id.entity.relationships[relation.slot].name
+                    values[key] = savedValue(relation.value)
+                }
+            }
+            changes.updated[change.id] = values
+            changes.versions[change.id] = versions[change.id] ?? change.version + 1
+        }
+        for deletion in batch.deleted where !undeleted.contains(deletion.id) { changes.deleted.insert(deletion.id) }
+        for (id, key, version) in nullified {
+            changes.updated[id, default: [:]][key] = .null
+            changes.versions[id] = version
+        }
+        // Rows taken after a conflict: the row as it now stands (a retry under a merge policy
+        // may have written any of its attributes and to-ones).
+        for (id, row) in refreshed {
+            let saved = savedID(of: id)
+            let entity = saved.entity
+            if !changes.inserted.contains(saved) {
+                var values: [String: PropertyValue] = [:]
+                for (i, attribute) in entity.attributes.enumerated() { values[attribute.name] = row.attributes[i] }
+                for (i, relationship) in entity.relationships.enumerated() {
+                    if case .toOne(let target) = row.relations[i] { values[relationship.name] = target.map(PropertyValue.objectID) ?? .null }
+                }
+                changes.updated[saved] = values
+            }
+            changes.versions[saved] = row.version
+        }
+        for id in vanished { changes.deleted.insert(id) }
+        return changes
+    }
+}
