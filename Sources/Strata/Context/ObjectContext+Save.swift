@@ -32,7 +32,7 @@ extension ObjectContext {
         } else {
             let outcome = try coordinator.save(batch, policy: mergePolicy) { [registered] in registered[$0] != nil }
             let changes = outcome.changeSet(for: batch)
-            didSave(batch, outcome, changes)
+            didSave(batch, outcome)
             publish(changes)
             coordinator.publishSave(changes, from: saveSubscriber)
         }
@@ -91,10 +91,12 @@ extension ObjectContext {
 
     /// Brings the objects in line with what the store wrote (`batch` was built from the
     /// pending sets, in their order).
-    private func didSave(_ batch: ChangeBatch, _ outcome: SaveOutcome, _ changes: ChangeSet) {
-        for (object, change) in zip(inserted, batch.inserted) {
+    private func didSave(_ batch: ChangeBatch, _ outcome: SaveOutcome) {
+        let anyVersions = !outcome.versions.isEmpty
+        for (object, (change, key)) in zip(inserted, zip(batch.inserted, outcome.insertedKeys)) {
             let temporary = change.id
-            if let permanent = changes.permanentIDs[temporary] {
+            if let key {
+                let permanent = ObjectID(entity: temporary.entity, key: key)
                 registered[temporary] = nil
                 object.objectID = permanent
                 registered[permanent] = object
@@ -102,7 +104,7 @@ extension ObjectContext {
                 relink(from: temporary, to: permanent)
             }
             object.lifecycle.isInserted = false
-            object.rowVersion = outcome.versions[temporary] ?? 1    // inserted rows start at version 1
+            object.rowVersion = anyVersions ? outcome.versions[temporary] ?? 1 : 1    // inserted rows start at version 1
         }
         var gone: [ManagedObject] = []
         for object in updated {

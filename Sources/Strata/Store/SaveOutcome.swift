@@ -3,6 +3,8 @@
 struct SaveOutcome: Sendable {
     /// Primary keys given to inserted objects (including objects that became an existing row).
     var assignedKeys: [ObjectID: Int64] = [:]
+    /// The same keys by position in the batch's inserts (`nil`: the ID was permanent already).
+    var insertedKeys: [Int64?] = []
     /// Row versions written, where they are not simply 1 (insert) or the read version + 1.
     var versions: [ObjectID: Int64] = [:]
     /// Rows as they stand after a conflict was resolved by the merge policy: the object takes them.
@@ -32,10 +34,14 @@ struct SaveOutcome: Sendable {
     /// What the save changed, as other contexts and observers receive it.
     func changeSet(for batch: ChangeBatch) -> ChangeSet {
         var changes = ChangeSet()
-        for change in batch.inserted {
-            let permanent = savedID(of: change.id)
-            if permanent != change.id { changes.permanentIDs[change.id] = permanent }
-            if let version = versions[change.id] { changes.versions[permanent] = version }  // rows start at 1: not listed
+        let anyVersions = !versions.isEmpty
+        for (change, key) in zip(batch.inserted, insertedKeys) {
+            var permanent = change.id
+            if let key {
+                permanent = ObjectID(entity: change.id.entity, key: key)
+                changes.permanentIDs[change.id] = permanent
+            }
+            if anyVersions, let version = versions[change.id] { changes.versions[permanent] = version }  // rows start at 1: not listed
             changes.inserted.insert(permanent)
         }
         for change in batch.updated where !vanished.contains(change.id) {

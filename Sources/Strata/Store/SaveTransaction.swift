@@ -53,6 +53,7 @@ struct SaveTransaction {
         if !conflicts.isEmpty {
             throw StrataError(.conflict, "The save conflicts with changes made in the store since the objects were read: \(conflicts.map(\.description).joined(separator: "; "))", conflicts: conflicts)
         }
+        outcome.insertedKeys = batch.inserted.map { $0.id.isTemporary ? outcome.assignedKeys[$0.id] : nil }
         for change in batch.inserted { try writeRelationshipTables(change, db, outcome) }
         for change in batch.updated where !outcome.vanished.contains(change.id) { try writeRelationshipTables(change, db, outcome) }
         return outcome
