@@ -169,17 +169,9 @@ extension ObjectContext {
     // MARK: Helpers
 
     func entity<T>(for request: FetchRequest<T>) throws(StrataError) -> EntityDescription {
-        if let name = request.entityName {
-            guard let entity = model.entity(named: name) else {
-                throw StrataError(.invalidRequest, "The model has no entity named \(name).", entity: name)
-            }
-            return entity
-        }
-        guard let entity = model.entity(for: T.self) else {
-            throw StrataError(.invalidRequest, "FetchRequest<\(T.self)> needs an entityName: \(T.self) is not an entity class of this model.")
-        }
-        return entity
+        try request.entity(in: model)
     }
+
 
     private func fetchKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [Int64] {
         var arguments: [DatabaseValue] = []

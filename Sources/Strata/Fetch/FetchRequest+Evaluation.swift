@@ -1,39 +1,32 @@
 extension FetchRequest {
-    /// Compiles the request's predicate and sort keys against `context`'s model, for
-    /// evaluating objects in memory exactly as a fetch would (same predicate semantics, same
-    /// order as the SQL `ORDER BY`, ties broken by object ID).
+    /// Compiles the request's predicate and sort keys against `model`, for evaluating objects
+    /// in memory exactly as a fetch would (same predicate semantics, same order as the SQL
+    /// `ORDER BY`, ties broken by object ID).
     ///
     /// - Throws: `.invalidRequest` or `.malformedPredicate` for a request that does not fit the model.
     ///
     /// For example:
     /// ```swift
-    /// let evaluator = try request.evaluator(in: context)
+    /// let evaluator = try request.evaluator(for: coordinator.model)
     /// if evaluator.matches(note) { print(evaluator.sortValues(of: note)) }
     /// ```
-    public func evaluator(in context: ObjectContext) throws(StrataError) -> FetchEvaluator {
-        let entity = try context.entity(for: self)
-        return FetchEvaluator(plan: try FetchPlan(self, entity: entity, model: context.model))
+    public func evaluator(for model: ObjectModel) throws(StrataError) -> FetchEvaluator {
+        FetchEvaluator(plan: try FetchPlan(self, entity: try entity(in: model), model: model))
     }
 
-    /// Whether `object` passes this request's entity and predicate (in memory; compiles the
-    /// request each call — keep a ``FetchEvaluator`` for repeated use).
-    ///
-    /// For example:
-    /// ```swift
-    /// let isMatch = try FetchRequest<Note>(predicate: try ObjectPredicate("rating > 3")).evaluate(note, in: context)
-    /// ```
-    public func evaluate(_ object: ManagedObject, in context: ObjectContext) throws(StrataError) -> Bool {
-        try evaluator(in: context).matches(object)
-    }
-
-    /// Whether `a` sorts before `b` under this request's order (in memory; compiles each call).
-    ///
-    /// For example:
-    /// ```swift
-    /// let first = try request.areInIncreasingOrder(a, b, in: context) ? a : b
-    /// ```
-    public func areInIncreasingOrder(_ a: ManagedObject, _ b: ManagedObject, in context: ObjectContext) throws(StrataError) -> Bool {
-        try evaluator(in: context).areInIncreasingOrder(a, b)
+    /// The entity the request fetches in `model`: the one named by ``entityName``, or else the
+    /// entity of the result class.
+    func entity(in model: ObjectModel) throws(StrataError) -> EntityDescription {
+        if let name = entityName {
+            guard let entity = model.entity(named: name) else {
+                throw StrataError(.invalidRequest, "The model has no entity named \(name).", entity: name)
+            }
+            return entity
+        }
+        guard let entity = model.entity(for: Result.self) else {
+            throw StrataError(.invalidRequest, "FetchRequest<\(Result.self)> needs an entityName: \(Result.self) is not an entity class of this model.")
+        }
+        return entity
     }
 }
 

@@ -66,8 +66,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // MARK: State
 
-    /// The context that holds this object, if it still exists.
-    public var context: ObjectContext? { storageOwner as? ObjectContext }
     /// `true` while the object's values have not been read from its row.
     public var isFault: Bool { lifecycle.isFault }
     /// `true` from insertion until the first save.
