@@ -64,7 +64,7 @@ enum StoreMigrator {
                         return .commit  // another connection migrated it first
                     }
                     let plan = try MigrationPlanner(old: old, new: model, db: db).plan()
-                    try copy(db, to: backup)
+                    try copy(path, to: backup)
                     for statement in plan.statements {
                         do { try db.execute(sql: statement) } catch {
                             throw StrataError(.migrationFailed, "Migrating \(path) failed at \(statement): \(error). The store is left as it was; a copy taken before the migration is at \(backup).", sql: statement, underlying: error)
@@ -110,13 +110,18 @@ enum StoreMigrator {
         }
     }
 
-    /// Copies the database open in `db` (inside its transaction, so the copy is the state
-    /// being migrated) to a fresh file at `path`.
-    private static func copy(_ db: Database, to path: String) throws {
+    /// Copies the store at `source` to a fresh file at `path` through a read-only connection of
+    /// its own. The migration's transaction holds the write lock meanwhile, so the copy is the
+    /// last committed state: the one being migrated (WAL readers do not wait for the writer).
+    private static func copy(_ source: String, to path: String) throws {
         removeBackup(at: path)
+        var configuration = Configuration()
+        configuration.readonly = true
+        let reader = try DatabaseQueue(path: source, configuration: configuration)
+        defer { try? reader.close() }
         let destination = try DatabaseQueue(path: path)
         defer { try? destination.close() }
-        try destination.writeWithoutTransaction { try db.backup(to: $0) }
+        try reader.backup(to: destination)
     }
 
     private static func removeBackup(at path: String) {
