@@ -49,6 +49,21 @@ struct MigrationPlanner {
     /// this app's, and nothing is inferred).
     var sharesAnEntity: Bool { !entityMatch.isEmpty || old.entities.isEmpty }
 
+    /// The entities and keys of the store that the new model does not know (by name or
+    /// renaming identifier): what a migration would remove.
+    var unknownToNewModel: [String] {
+        let matched = Set(entityMatch.values)
+        var unknown: [String] = []
+        for (i, o) in old.entities.enumerated() where !matched.contains(i) { unknown.append(o.name) }
+        for (n, i) in entityMatch {
+            let o = old.entities[i], e = new.entities[n]
+            let attributes = Set(attributeMatch(e, o).values), relationships = Set(relationshipMatch(e, o).values)
+            for (k, a) in o.attributes.enumerated() where !attributes.contains(k) { unknown.append("\(o.name).\(a.name)") }
+            for (k, r) in o.relationships.enumerated() where !relationships.contains(k) { unknown.append("\(o.name).\(r.name)") }
+        }
+        return unknown.sorted()
+    }
+
     // MARK: The plan
 
     func plan() throws(StrataError) -> MigrationPlan {

@@ -21,23 +21,29 @@ enum StoreMigrator {
 
     /// Checks the store open (read-only or inside the migration's transaction) in `db`.
     ///
+    /// A store is newer than the model when its history shows it once had this model's hash
+    /// and it now holds entities or keys this model does not know: migrating would remove them.
+    ///
     /// - Throws: `.modelMismatch` (automatic migration off, no recorded schema, or no entity in
     ///   common), `.storeTooNew`, `.migrationRequired` or `.migrationFailed`.
     static func decide(_ db: Database, metadata: StoreMetadata, model: ObjectModel, migratesAutomatically: Bool, path: String) throws(StrataError) -> Decision {
         if metadata.modelHash == model.versionHash { return .current }
         let history: [MigrationRecord]
         do { history = try MigrationHistory.records(db) } catch { throw StoreOpener.classify(error, path: path) }
-        if history.contains(where: { $0.fromHash == model.versionHash || $0.toHash == model.versionHash }) {
-            throw StrataError(.storeTooNew, "\(path) was migrated from this model (\(model.versionHash)) to a newer one (\(metadata.modelHash)) by a newer version of the app. Strata never downgrades a store: open it with the newer model, or keep a copy of the store for each version.")
-        }
-        guard migratesAutomatically else {
-            throw StrataError(.modelMismatch, "\(path) was written with model \(metadata.modelHash); this model is \(model.versionHash), and automatic migration is off. Turn on StoreOptions.migratesAutomatically, or open the store with its own model.")
-        }
+        let wasThisModel = history.contains { $0.fromHash == model.versionHash || $0.toHash == model.versionHash }
         guard let json = metadata.schemaJSON else {
             throw StrataError(.modelMismatch, "\(path) was written with model \(metadata.modelHash); this model is \(model.versionHash). The store predates recorded schemas, so it cannot be migrated yet: open it once with its own model (which records its schema), then with this one.")
         }
         let old = try StoredSchema.decode(json, path: path).model(path: path)
         let planner = MigrationPlanner(old: old, new: model, db: db)
+        // Newer: the store once had this model, moved on, and now holds what this model does not know.
+        let unknown = planner.unknownToNewModel
+        if wasThisModel && !unknown.isEmpty {
+            throw StrataError(.storeTooNew, "\(path) was migrated from this model (\(model.versionHash)) to a newer one (\(metadata.modelHash)) that has \(unknown.prefix(5).joined(separator: ", ")), which this model does not know. Strata never downgrades a store: open it with the newer model.")
+        }
+        guard migratesAutomatically else {
+            throw StrataError(.modelMismatch, "\(path) was written with model \(metadata.modelHash); this model is \(model.versionHash), and automatic migration is off. Turn on StoreOptions.migratesAutomatically, or open the store with its own model.")
+        }
         guard planner.sharesAnEntity else {
             throw StrataError(.modelMismatch, "\(path) was written with model \(metadata.modelHash) (entities \(old.entities.map(\.name).joined(separator: ", "))), which shares no entity with this model (\(model.versionHash)); it is probably another app's store. Open it with its own model.")
         }
