@@ -131,3 +131,43 @@ import Testing
         #expect(error?.message.contains("shares no entity") == true)
     }
 }
+
+/// A migration that fails once under way (here: a copied table would keep a dangling foreign
+/// key that another program wrote) rolls back, keeps the store's rows and the backup copy.
+@Suite struct MigrationFailureTests {
+    @Test func failureDuringMigrationRollsBackAndKeepsTheBackup() async throws {
+        let dir = TemporaryDirectory(), url = dir.file()
+        let folder = EntityDescription("Folder", attributes: [Fixture.string("name")], relationships: [
+            RelationshipDescription("notes", destination: "Note", inverse: "folder", isToMany: true),
+            RelationshipDescription("pinned", destination: "Note", inverse: "pinnedIn", isToMany: true)])
+        let v1 = try Fixture.model(folder, EntityDescription("Note", attributes: [Fixture.string("title")], relationships: [
+            RelationshipDescription("folder", destination: "Folder", inverse: "notes"),
+            RelationshipDescription("pinnedIn", destination: "Folder", inverse: "pinned")]))
+        try await Fixture.seed(url, v1, "Note", [["title": .string("a")]])
+        do {
+            var configuration = Configuration()
+            configuration.foreignKeysEnabled = false
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            try await queue.write { try $0.execute(sql: "UPDATE Note SET folder = 999") }
+            try queue.close()
+        }
+        // v2 drops pinnedIn: Note is rebuilt (SQLite cannot drop a foreign-key column in place).
+        let v2 = try Fixture.model(
+            EntityDescription("Folder", attributes: [Fixture.string("name")], relationships: [
+                RelationshipDescription("notes", destination: "Note", inverse: "folder", isToMany: true)]),
+            EntityDescription("Note", attributes: [Fixture.string("title")], relationships: [
+                RelationshipDescription("folder", destination: "Folder", inverse: "notes")]))
+        do {
+            try await Fixture.open(url, v2)
+            Issue.record("migrated a store with a dangling foreign key")
+        } catch let error as StrataError {
+            #expect(error.code == .migrationFailed)
+            #expect(error.message.contains("row 1 of Note"), "\(error)")
+        }
+        #expect(FileManager.default.fileExists(atPath: StoreMigrator.backupPath(for: url.path)))
+        #expect(try Fixture.columns(url, "Note") == ["_id", "_version", "title", "folder", "pinnedIn"])
+        #expect(try Fixture.rows(url, "SELECT value FROM _strata_metadata WHERE key = 'modelHash'").first?["value"] == v1.versionHash)
+        let backup = URL(fileURLWithPath: StoreMigrator.backupPath(for: url.path))
+        #expect(try Fixture.rows(backup, "SELECT title FROM Note").first?["title"] == "a")
+    }
+}

@@ -5,7 +5,8 @@ struct MigrationPlan {
     var statements: [String] = []
     /// What changes, in words (`add Note.rating`, `rename Note.name to title`, ...).
     var summary: [String] = []
-    /// Tables rebuilt (copied into a new table) because SQLite cannot alter them in place.
+    /// Tables rebuilt (copied into a new table) because SQLite cannot alter them in place, and
+    /// join tables copied under a new name: their foreign keys are checked before commit.
     var rebuiltTables: [String] = []
 }
 

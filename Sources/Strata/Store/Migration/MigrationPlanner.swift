@@ -167,7 +167,7 @@ struct MigrationPlanner {
             plan.statements.append("UPDATE \(StoreSchema.keysTable) SET entity = \(literal(r.to)) WHERE entity = \(literal(r.from))")
         }
         plan.statements += columnWork + newTables
-        plan.statements += try joinTableStatements(summary: &plan.summary)
+        plan.statements += try joinTableStatements(summary: &plan.summary, copied: &plan.rebuiltTables)
         plan.statements += createIndexes
         return plan
     }
@@ -314,7 +314,7 @@ struct MigrationPlanner {
     // MARK: Join tables
 
     /// Creates, copies (when renamed or turned around) and drops join tables.
-    private func joinTableStatements(summary: inout [String]) throws -> [String] {
+    private func joinTableStatements(summary: inout [String], copied: inout [String]) throws -> [String] {
         var create: [String] = [], copy: [String] = [], finish: [String] = [], indexes: [String] = []
         var keptOld = Set<String>()
         var counter = 0
@@ -342,6 +342,7 @@ struct MigrationPlanner {
                     let values = source.sameOrientation ? columns : columns.map { swap[$0] ?? $0 }
                     copy.append("INSERT INTO \(quoted(temporary)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quoted(source.table))")
                     summary.append("move join table \(source.table) to \(join.name)")
+                    copied.append(join.name)
                 } else {
                     summary.append("add join table \(join.name)")
                 }

@@ -76,8 +76,12 @@ enum StoreMigrator {
                             throw StrataError(.migrationFailed, "Migrating \(path) failed at \(statement): \(error). The store is left as it was; a copy taken before the migration is at \(backup).", sql: statement, underlying: error)
                         }
                     }
-                    if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
-                        throw StrataError(.migrationFailed, "Migrating \(path) would leave a row of \(violation[0] as String? ?? "?") pointing to a row that does not exist; nothing was changed.")
+                    // Tables altered in place keep their rows and their checks; copied ones are checked.
+                    for table in plan.rebuiltTables {
+                        if let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check(\(quoted(table)))") {
+                            let key: Int64? = violation["rowid"]
+                            throw StrataError(.migrationFailed, "Migrating \(path) would leave row \(key.map(String.init) ?? "?") of \(table) pointing to a row of \(violation["parent"] as String? ?? "?") that does not exist. The store is left as it was; a copy taken before the migration is at \(backup).", entity: table)
+                        }
                     }
                     try db.execute(sql: MigrationHistory.createStatement)
                     try StoreMetadata.write(model, in: db)
