@@ -146,3 +146,28 @@ final class VolumeV2: ManagedObject {
         }
     }
 }
+
+/// Two entities that swap names keep their rows, and their primary-key counters follow them.
+@Suite struct MigrationEntitySwapTests {
+    @Test func swappedEntityNamesKeepRowsAndKeyCounters() async throws {
+        let dir = TemporaryDirectory(), url = dir.file()
+        let v1 = try Fixture.model(EntityDescription("Cat", attributes: [Fixture.string("name")]),
+                                   EntityDescription("Dog", attributes: [Fixture.string("name")]))
+        do {
+            let coordinator = try await StoreCoordinator(model: v1, store: .sqlite(url))
+            _ = try coordinator.execute(BatchInsertRequest(entityName: "Cat", objects: [["name": .string("Tom")]]))
+            _ = try coordinator.execute(BatchInsertRequest(entityName: "Dog", objects: [["name": .string("Rex")], ["name": .string("Fido")]]))
+            try coordinator.close()
+        }
+        let v2 = try Fixture.model(EntityDescription("Cat", attributes: [Fixture.string("name")], renamingIdentifier: "Dog"),
+                                   EntityDescription("Dog", attributes: [Fixture.string("name")], renamingIdentifier: "Cat"))
+        let coordinator = try await StoreCoordinator(model: v2, store: .sqlite(url))
+        defer { try? coordinator.close() }
+        // The former dogs are cats now; a new cat gets the key after the dogs' last one.
+        let ids = try coordinator.execute(BatchInsertRequest(entityName: "Cat", objects: [["name": .string("Felix")]]))
+        #expect(ids.first?.key == 3)
+        #expect(try Fixture.rows(url, "SELECT name FROM Cat ORDER BY _id").map { $0["name"] as String } == ["Rex", "Fido", "Felix"])
+        #expect(try Fixture.rows(url, "SELECT name FROM Dog").map { $0["name"] as String } == ["Tom"])
+        #expect(try Fixture.rows(url, "SELECT max_key FROM _strata_keys WHERE entity = 'Dog'").first?["max_key"] == 1)
+    }
+}

@@ -161,10 +161,11 @@ struct MigrationPlanner {
         // Renames go through temporary names, so that two entities can swap names.
         for (i, r) in renames.enumerated() {
             plan.statements.append("ALTER TABLE \(quoted(r.from)) RENAME TO \(quoted("_strata_rename_\(i)"))")
+            plan.statements.append("UPDATE \(StoreSchema.keysTable) SET entity = \(literal("_strata_rename_\(i)")) WHERE entity = \(literal(r.from))")
         }
         for (i, r) in renames.enumerated() {
             plan.statements.append("ALTER TABLE \(quoted("_strata_rename_\(i)")) RENAME TO \(quoted(r.to))")
-            plan.statements.append("UPDATE \(StoreSchema.keysTable) SET entity = \(literal(r.to)) WHERE entity = \(literal(r.from))")
+            plan.statements.append("UPDATE \(StoreSchema.keysTable) SET entity = \(literal(r.to)) WHERE entity = \(literal("_strata_rename_\(i)"))")
         }
         plan.statements += columnWork + newTables
         plan.statements += try joinTableStatements(summary: &plan.summary, copied: &plan.rebuiltTables)
