@@ -171,3 +171,40 @@ final class VolumeV2: ManagedObject {
         #expect(try Fixture.rows(url, "SELECT max_key FROM _strata_keys WHERE entity = 'Dog'").first?["max_key"] == 1)
     }
 }
+
+/// A to-one whose inverse is ordered keeps its targets and their order when it is renamed (its
+/// foreign key and its order column are renamed together).
+@Suite struct MigrationOrderedRenameTests {
+    @Test func renamedToOneKeepsTheOrderOfItsInverse() async throws {
+        let dir = TemporaryDirectory(), url = dir.file()
+        func model(_ key: String, renamedFrom: String? = nil) throws -> ObjectModel {
+            try Fixture.model(
+                EntityDescription("Person", attributes: [Fixture.string("name")], relationships: [
+                    RelationshipDescription("playlist", destination: "Track", inverse: key, isToMany: true, isOrdered: true)]),
+                EntityDescription("Track", attributes: [Fixture.string("title")], relationships: [
+                    RelationshipDescription(key, destination: "Person", inverse: "playlist", renamingIdentifier: renamedFrom)]))
+        }
+        do {
+            let coordinator = try await StoreCoordinator(model: try model("person"), store: .sqlite(url))
+            let context = ObjectContext(.privateQueue, coordinator: coordinator)
+            try await context.perform {
+                let person = try context.insert(entityNamed: "Person")
+                person["name"] = "Ada"
+                let tracks = try ["one", "two", "three"].map { title in
+                    let track = try context.insert(entityNamed: "Track")
+                    track["title"] = title
+                    return track
+                }
+                person["playlist"] = [tracks[2], tracks[0], tracks[1]]
+                try context.save()
+            }
+            try coordinator.close()
+        }
+        try await Fixture.objects(url, try model("listener", renamedFrom: "person"), "Person") { people in
+            let playlist = try #require(people.first?["playlist"] as? [ManagedObject])
+            #expect(playlist.map { $0["title"] as? String } == ["three", "one", "two"])
+            #expect(playlist.allSatisfy { ($0["listener"] as? ManagedObject)?["name"] as? String == "Ada" })
+        }
+        #expect(try Fixture.columns(url, "Track") == ["_id", "_version", "title", "listener", "_order_listener"])
+    }
+}
