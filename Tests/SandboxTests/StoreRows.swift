@@ -35,14 +35,15 @@ struct StoreRows {
     /// `SELECT COUNT(*) FROM Book`, asked separately from the rows.
     let bookCount: Int
 
-    /// Reads the store at `url` (which must exist: a missing file is an error, not an empty store).
-    init(at url: URL) throws {
+    /// Reads the store at `url` (which must exist: a missing file is an error, not an empty store);
+    /// `table` and `title` name the book table and its title column (a migration may rename them).
+    init(at url: URL, table: String = "Book", title: String = "title") throws {
         guard FileManager.default.fileExists(atPath: url.path) else { throw CocoaError(.fileNoSuchFile) }
         let queue = try DatabaseQueue(path: url.path)
         defer { try? queue.close() }
         (books, authors, bookCount) = try queue.read { db in
             let books = try Row.fetchAll(db, sql: """
-                SELECT _id, title, published, rating, position, author FROM "Book" ORDER BY position, _id
+                SELECT _id, "\(title)" AS title, published, rating, position, author FROM "\(table)" ORDER BY position, _id
                 """).map { row in
                 Book(id: row["_id"], title: row["title"], published: row["published"], rating: row["rating"],
                      position: row["position"], author: row["author"])
@@ -51,7 +52,7 @@ struct StoreRows {
             for row in try Row.fetchAll(db, sql: #"SELECT _id, name, "index" FROM "Author""#) {
                 authors[row["_id"]] = Author(id: row["_id"], name: row["name"], index: row["index"])
             }
-            let count = try Int.fetchOne(db, sql: #"SELECT COUNT(*) FROM "Book""#) ?? -1
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(table)\"") ?? -1
             return (books, authors, count)
         }
     }

@@ -18,6 +18,7 @@ public enum ScenarioRegistry {
         ReorderScenario.self,
         ListDuringImportScenario.self,
         EngineScenario.self,
+        MigrateScenario.self,
     ]
 
     /// The names, for `--help`.

@@ -31,8 +31,21 @@ public struct StrataError: Error, CustomStringConvertible, Sendable {
         public static let notAStore = Code(rawValue: "notAStore")
         /// The file is a damaged SQLite database.
         public static let corruptStore = Code(rawValue: "corruptStore")
-        /// The store was written with a different model (migration is needed).
+        /// The store was written with a different model and was not migrated: automatic
+        /// migration is off, the store predates recorded schemas, or it shares no entity with
+        /// the model (probably the wrong file).
         public static let modelMismatch = Code(rawValue: "modelMismatch")
+        /// The store's model differs in a way a lightweight migration cannot infer (a type
+        /// change that loses data, a required attribute added without a default); the entity
+        /// and key say where. The file is untouched.
+        public static let migrationRequired = Code(rawValue: "migrationRequired")
+        /// A lightweight migration was refused by the data (duplicates for a new uniqueness
+        /// constraint, nils in an attribute made required) or failed in SQLite. The file is
+        /// left as it was.
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
+        /// The store was migrated by a newer version of the model than this one; Strata never
+        /// downgrades a store. The file is untouched.
+        public static let storeTooNew = Code(rawValue: "storeTooNew")
         /// A predicate format string could not be parsed, or names an unknown key.
         public static let malformedPredicate = Code(rawValue: "malformedPredicate")
         /// A stored value could not be decoded (e.g. a transformable attribute).

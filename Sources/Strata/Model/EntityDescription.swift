@@ -21,6 +21,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let relationships: [RelationshipDescription]
     /// The class instantiated for this entity's objects (`ManagedObject` for dynamic entities).
     public let managedClass: ManagedObject.Type
+    /// The entity's former name, so that a lightweight migration renames its table instead of
+    /// dropping one and creating another (typed classes: ``ManagedObject/entityRenamedFrom``).
+    public let renamingIdentifier: String?
 
     /// Position of this entity in its model (stable: entities are sorted by name). -1 until resolved.
     let index: Int
@@ -45,23 +48,27 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     @usableFromInline let relationshipConversions: [(any RelationshipConversion.Type)?]
 
     /// Creates an unresolved entity description, to be passed to ``ObjectModel/init(entities:)``.
+    ///
+    /// `renamingIdentifier` is the entity's name in an older model (see docs/migration.md).
     public convenience init(
         _ name: String, attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
-        managedClass: ManagedObject.Type = ManagedObject.self
+        managedClass: ManagedObject.Type = ManagedObject.self, renamingIdentifier: String? = nil
     ) {
         self.init(name: name, attributes: attributes, relationships: relationships, managedClass: managedClass,
-                  index: -1, attributeConversions: [], relationshipConversions: [])
+                  index: -1, attributeConversions: [], relationshipConversions: [], renamingIdentifier: renamingIdentifier)
     }
 
     init(
         name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription],
         managedClass: ManagedObject.Type, index: Int,
-        attributeConversions: [(any AttributeConversion.Type)?], relationshipConversions: [(any RelationshipConversion.Type)?]
+        attributeConversions: [(any AttributeConversion.Type)?], relationshipConversions: [(any RelationshipConversion.Type)?],
+        renamingIdentifier: String? = nil
     ) {
         self.name = name
         self.attributes = attributes
         self.relationships = relationships
         self.managedClass = managedClass
+        self.renamingIdentifier = renamingIdentifier
         self.index = index
         self.attributeConversions = attributeConversions.count == attributes.count ? attributeConversions : Array(repeating: nil, count: attributes.count)
         self.relationshipConversions = relationshipConversions.count == relationships.count ? relationshipConversions : Array(repeating: nil, count: relationships.count)

@@ -44,7 +44,8 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
             }
             return EntitySpec(name: entity.name, attributes: attributes, relationships: entity.relationships,
                               managedClass: entity.managedClass,
-                              attributeConversions: entity.attributeConversions, relationshipConversions: entity.relationshipConversions)
+                              attributeConversions: entity.attributeConversions, relationshipConversions: entity.relationshipConversions,
+                              renamingIdentifier: entity.renamingIdentifier)
         })
     }
 
@@ -100,7 +101,8 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
             entities.append(EntityDescription(
                 name: spec.name, attributes: spec.attributes, relationships: resolvedRelationships[i],
                 managedClass: spec.managedClass, index: i,
-                attributeConversions: spec.attributeConversions, relationshipConversions: spec.relationshipConversions))
+                attributeConversions: spec.attributeConversions, relationshipConversions: spec.relationshipConversions,
+                renamingIdentifier: spec.renamingIdentifier))
             if spec.managedClass != ManagedObject.self {
                 guard byClass.updateValue(i, forKey: ObjectIdentifier(spec.managedClass)) == nil else {
                     throw StrataError(.invalidModel, "Class \(spec.managedClass) is used by two entities.", entity: spec.name)
@@ -165,4 +167,6 @@ struct EntitySpec {
     var managedClass: ManagedObject.Type
     var attributeConversions: [(any AttributeConversion.Type)?]
     var relationshipConversions: [(any RelationshipConversion.Type)?]
+    /// The entity's name in an older model, if it was renamed.
+    var renamingIdentifier: String? = nil
 }

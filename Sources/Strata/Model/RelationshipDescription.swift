@@ -21,6 +21,8 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var deleteRule: DeleteRule
     /// Whether an empty to-one (nil) is allowed at save.
     public var isOptional: Bool
+    /// A former name, so that a lightweight migration renames instead of drop and add.
+    public var renamingIdentifier: String?
 
     /// Where the relationship lives in SQLite (resolved by ``ObjectModel``).
     var storage: RelationshipStorage = .foreignKey(column: "")
@@ -36,7 +38,8 @@ public struct RelationshipDescription: Sendable, Hashable {
     /// Creates a relationship description.
     public init(
         _ name: String, destination: String, inverse: String, isToMany: Bool = false,
-        isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true
+        isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
+        renamingIdentifier: String? = nil
     ) {
         self.name = name
         self.destination = destination
@@ -45,6 +48,7 @@ public struct RelationshipDescription: Sendable, Hashable {
         self.isOrdered = isOrdered
         self.deleteRule = deleteRule
         self.isOptional = isOptional
+        self.renamingIdentifier = renamingIdentifier
     }
 }
 

@@ -14,6 +14,12 @@ public import Foundation
 ///     @Attribute("metadata", transformer: .json) var metadata: [String: String] = [:]
 /// }
 /// ```
+///
+/// `renamedFrom:` names the attribute's key in an older model, so that opening a store written
+/// with that model renames the column and keeps its values (see docs/migration.md):
+/// ```swift
+/// @Attribute("title", renamedFrom: "name") var title = ""
+/// ```
 @propertyWrapper
 public struct Attribute<Value> {
     @usableFromInline let key: String
@@ -24,9 +30,10 @@ public struct Attribute<Value> {
     @usableFromInline let conversion: (any AttributeConversion.Type)?
     @usableFromInline var slot: Int
 
-    /// A plain attribute.
+    /// A plain attribute; `renamedFrom` is its key in an older model, if it was renamed.
     @inlinable
-    public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = []) where Value: AttributeConvertible {
+    public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], renamedFrom: String? = nil) where Value: AttributeConvertible {
+        if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
         let construction = ObjectConstruction.current
         self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
                   conversion: construction == nil ? ScalarConversion<Value>.self : nil, transformerName: nil)
@@ -34,7 +41,8 @@ public struct Attribute<Value> {
 
     /// A transformable attribute: any `Codable` value, stored as bytes by the named transformer.
     @inlinable
-    public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], transformer: TransformerName) where Value: Codable & Sendable {
+    public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], transformer: TransformerName, renamedFrom: String? = nil) where Value: Codable & Sendable {
+        if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
         let construction = ObjectConstruction.current
         self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
                   conversion: construction == nil ? CodableConversion<Value>.self : nil, transformerName: transformer)

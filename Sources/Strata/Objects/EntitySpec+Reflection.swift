@@ -2,9 +2,11 @@ extension EntitySpec {
     /// Describes a typed class by reflecting once on a prototype instance.
     init(describing type: ManagedObject.Type) throws(StrataError) {
         let placeholder = EntityDescription("_Prototype")
-        let prototype = type.init(ObjectCreation(  // no construction is installed: wrappers keep their conversions
-            entity: placeholder, objectID: ObjectID(entity: placeholder, key: 0, isTemporary: true),
-            attributeValues: [], relationValues: [], isFault: false))
+        let (prototype, formerNames) = PropertyRenames.collect {
+            type.init(ObjectCreation(  // no construction is installed: wrappers keep their conversions
+                entity: placeholder, objectID: ObjectID(entity: placeholder, key: 0, isTemporary: true),
+                attributeValues: [], relationValues: [], isFault: false))
+        }
         var attributes: [AttributeDescription] = []
         var relationships: [RelationshipDescription] = []
         var attributeConversions: [(any AttributeConversion.Type)?] = []
@@ -25,7 +27,10 @@ extension EntitySpec {
         if attributes.isEmpty && relationships.isEmpty {
             throw StrataError(.invalidModel, "\(type) declares no @Attribute or @Relationship.", entity: type.entityName)
         }
+        for i in attributes.indices { attributes[i].renamingIdentifier = formerNames[attributes[i].name] }
+        for i in relationships.indices { relationships[i].renamingIdentifier = formerNames[relationships[i].name] }
         self.init(name: type.entityName, attributes: attributes, relationships: relationships,
-                  managedClass: type, attributeConversions: attributeConversions, relationshipConversions: relationshipConversions)
+                  managedClass: type, attributeConversions: attributeConversions, relationshipConversions: relationshipConversions,
+                  renamingIdentifier: type.entityRenamedFrom)
     }
 }

@@ -64,6 +64,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity name used for this class in a model (the class name unless overridden).
     open class var entityName: String { String(describing: self) }
 
+    /// The entity's name in an older model, when it was renamed: opening a store written with
+    /// that model renames the table and keeps its rows (see docs/migration.md).
+    ///
+    /// For example:
+    /// ```swift
+    /// final class Memo: ManagedObject {
+    ///     override class var entityRenamedFrom: String? { "Note" }
+    ///     @Attribute("title") var title = ""
+    /// }
+    /// ```
+    open class var entityRenamedFrom: String? { nil }
+
     // MARK: State
 
     /// `true` while the object's values have not been read from its row.

@@ -14,6 +14,11 @@ import OrderedCollections
 ///     @Relationship("folder", inverse: "notes") var folder: Folder?
 /// }
 /// ```
+///
+/// `renamedFrom:` names the relationship's key in an older model (see docs/migration.md):
+/// ```swift
+/// @Relationship("parent", inverse: "notes", renamedFrom: "folder") var parent: Folder?
+/// ```
 @propertyWrapper
 public struct Relationship<Value> {
     @usableFromInline let key: String
@@ -26,19 +31,22 @@ public struct Relationship<Value> {
 
     /// A to-one relationship (`var folder: Folder?`). A non-optional one must be set before save.
     @inlinable
-    public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, optional: Bool = true) where Value == T? {
+    public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, optional: Bool = true, renamedFrom: String? = nil) where Value == T? {
+        if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
         self.init(key, inverse, deleteRule, optional, ObjectConstruction.current == nil ? ToOneConversion<T>.self : nil)
     }
 
     /// A to-many relationship (`var notes: Set<Note>`).
     @inlinable
-    public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify) where Value == Set<T> {
+    public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, renamedFrom: String? = nil) where Value == Set<T> {
+        if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
         self.init(key, inverse, deleteRule, true, ObjectConstruction.current == nil ? SetConversion<T>.self : nil)
     }
 
     /// An ordered to-many relationship (`var items: [Item]`).
     @inlinable
-    public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify) where Value == [T] {
+    public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, renamedFrom: String? = nil) where Value == [T] {
+        if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
         self.init(key, inverse, deleteRule, true, ObjectConstruction.current == nil ? ArrayConversion<T>.self : nil)
     }
 

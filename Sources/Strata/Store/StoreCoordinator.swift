@@ -49,8 +49,12 @@ public final class StoreCoordinator: Sendable {
 
     /// Opens (creating if needed) the store described by `store` for `model`.
     ///
-    /// - Throws: ``StrataError`` `.notAStore`, `.corruptStore` or `.modelMismatch` for a file
-    ///   that cannot be used as is; the file is then left untouched.
+    /// A store written with another model is migrated when the change can be inferred and
+    /// ``StoreOptions/migratesAutomatically`` is on (see docs/migration.md).
+    ///
+    /// - Throws: ``StrataError`` `.notAStore`, `.corruptStore`, `.modelMismatch`,
+    ///   `.migrationRequired`, `.migrationFailed` or `.storeTooNew` for a file that cannot be
+    ///   used as is; the file is then left as it was.
     public init(model: ObjectModel, store: StoreDescription) async throws(StrataError) {
         let recorder = SQLRecorder()
         let opened = await Task.detached { () -> Result<(any DatabaseWriter, UUID), StrataError> in
@@ -83,14 +87,15 @@ public final class StoreCoordinator: Sendable {
             }
         }
         let database: any DatabaseWriter
-        let contents: StoreOpener.Contents
+        var contents: StoreOpener.Contents
+        let path: String = if case .sqlite(let url, _) = store { url.path } else { ":memory:" }
         do {
             switch store {
             case .inMemory:
                 contents = .empty
                 database = try DatabaseQueue(configuration: configuration)
             case .sqlite(let url, let options):
-                contents = try StoreOpener.inspect(url, model: model, busyTimeout: options.busyTimeout)
+                contents = try StoreOpener.inspect(url, model: model, options: options)
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 database = try openPool(at: url.path, configuration: configuration, busyTimeout: options.busyTimeout)
             }
@@ -99,12 +104,21 @@ public final class StoreCoordinator: Sendable {
         } catch {
             throw StrataError(.storeFailure, "The store could not be opened: \(error)", underlying: error)
         }
+        if case .empty = contents {
+            if let identifier = try createSchema(in: database, model: model, path: path) { return (database, identifier) }
+            // Another connection created the store meanwhile: check what it wrote, as for any store.
+            guard case .sqlite(let url, let options) = store else { throw StrataError(.storeFailure, "The in-memory store already has tables.") }
+            contents = try StoreOpener.inspect(url, model: model, options: options)
+        }
         switch contents {
-        case .store(let identifier):
-            return (database, identifier)
         case .empty:
-            let path: String = if case .sqlite(let url, _) = store { url.path } else { ":memory:" }
-            return (database, try createSchema(in: database, model: model, path: path))
+            throw StrataError(.storeFailure, "\(path) has no tables after it was created.")
+        case .store(let identifier, let recordsSchema):
+            if !recordsSchema { try StoreMigrator.recordSchema(database, model: model, path: path) }
+            return (database, identifier)
+        case .needsMigration(let identifier):
+            try StoreMigrator.migrate(database, to: model, path: path)
+            return (database, identifier)
         }
     }
 
@@ -122,25 +136,26 @@ public final class StoreCoordinator: Sendable {
         }
     }
 
-    /// Creates the tables of a new store in one exclusive transaction, or — when another
-    /// connection or process created them since the file was inspected — waits for it (the busy
-    /// timeout) and reads what it wrote. Returns the store's identifier.
-    private static func createSchema(in database: any DatabaseWriter, model: ObjectModel, path: String) throws(StrataError) -> UUID {
+    /// Creates the tables of a new store in one exclusive transaction and returns its
+    /// identifier, or returns nil when another connection or process created them since the
+    /// file was inspected (after waiting for it, up to the busy timeout).
+    private static func createSchema(in database: any DatabaseWriter, model: ObjectModel, path: String) throws(StrataError) -> UUID? {
         do {
             return try database.writeWithoutTransaction { db in
-                var identifier = UUID()
+                var identifier: UUID? = UUID()
                 try db.inTransaction(.exclusive) {
                     let exists = try Bool.fetchOne(db, sql: "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?",
                                                    arguments: [StoreSchema.metadataTable]) ?? false
                     if exists {
-                        identifier = try StoreOpener.checkMetadata(db, model: model, path: path)
+                        identifier = nil
                         return .commit
                     }
                     for statement in StoreSchema.createStatements(for: model) { try db.execute(sql: statement) }
                     let insert = "INSERT INTO \(StoreSchema.metadataTable) (key, value) VALUES (?, ?)"
-                    try db.execute(sql: insert, arguments: ["modelHash", model.versionHash])
-                    try db.execute(sql: insert, arguments: ["storeUUID", identifier.uuidString])
-                    try db.execute(sql: insert, arguments: ["formatVersion", StoreSchema.formatVersion])
+                    try db.execute(sql: insert, arguments: [StoreMetadata.identifierKey, identifier?.uuidString ?? ""])
+                    try db.execute(sql: insert, arguments: [StoreMetadata.formatKey, StoreSchema.formatVersion])
+                    try StoreMetadata.write(model, in: db)
+                    try MigrationHistory.record(db, from: nil, to: model.versionHash, changes: ["create store"])
                     return .commit
                 }
                 return identifier

@@ -30,7 +30,11 @@ public struct StoreOptions: Sendable, Hashable {
     public var busyTimeout: Double = 5
     /// Log every SQL statement through swift-log at `.trace` (label `strata.sql`).
     public var logsSQL = false
+    /// Migrate a store written with another model when the change can be inferred (the
+    /// default, like Core Data's automatic migration with inferred mapping). When `false`, such
+    /// a store is refused with `.modelMismatch` and left untouched. See docs/migration.md.
+    public var migratesAutomatically = true
 
-    /// Default options: 5 s busy timeout, no SQL log.
+    /// Default options: 5 s busy timeout, no SQL log, automatic lightweight migration.
     public init() {}
 }

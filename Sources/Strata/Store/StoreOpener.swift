@@ -2,19 +2,25 @@ import Foundation
 import GRDB
 
 /// Checks a file before it is opened for writing, so that a foreign, corrupt or mismatched
-/// file is reported as a typed error and left exactly as it was.
+/// file — or one whose migration would be refused — is reported as a typed error and left
+/// exactly as it was.
 enum StoreOpener {
     /// What the file holds.
     enum Contents: Equatable {
         /// No file, an empty file, or a SQLite database with no tables: a new store.
         case empty
-        /// A Strata store written with this model.
-        case store(identifier: UUID)
+        /// A Strata store written with this model; `recordsSchema` is false for a store written
+        /// before Strata recorded its model's schema (it is recorded on open).
+        case store(identifier: UUID, recordsSchema: Bool)
+        /// A Strata store written with another model, which a lightweight migration can bring
+        /// to this one.
+        case needsMigration(identifier: UUID)
     }
 
     /// Reads what the file at `url` holds; waits up to `busyTimeout` seconds for a connection
     /// that is writing it (another process creating the same new store, say).
-    static func inspect(_ url: URL, model: ObjectModel, busyTimeout: Double) throws(StrataError) -> Contents {
+    static func inspect(_ url: URL, model: ObjectModel, options: StoreOptions) throws(StrataError) -> Contents {
+        let busyTimeout = options.busyTimeout
         let path = url.path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return .empty }
         if (attributes[.size] as? NSNumber)?.intValue == 0 { return .empty }
@@ -40,31 +46,17 @@ enum StoreOpener {
                 guard tables.contains(StoreSchema.metadataTable) else {
                     throw StrataError(.notAStore, "\(path) is a SQLite database, but not a Strata store (tables: \(tables.prefix(5).joined(separator: ", "))).")
                 }
-                return .store(identifier: try checkMetadata(db, model: model, path: path))
+                let metadata = try StoreMetadata.read(db, path: path)
+                switch try StoreMigrator.decide(db, metadata: metadata, model: model, migratesAutomatically: options.migratesAutomatically, path: path) {
+                case .current: return .store(identifier: metadata.identifier, recordsSchema: metadata.schemaJSON != nil)
+                case .migrate: return .needsMigration(identifier: metadata.identifier)
+                }
             }
         } catch let error as StrataError {
             throw error
         } catch {
             throw classify(error, path: path)
         }
-    }
-
-    /// Reads the metadata table of the store open in `db`: its identifier, after checking that
-    /// it was written with `model`.
-    static func checkMetadata(_ db: Database, model: ObjectModel, path: String) throws(StrataError) -> UUID {
-        let metadata: [String: String]
-        do {
-            metadata = Dictionary(
-                try Row.fetchAll(db, sql: "SELECT key, value FROM \(StoreSchema.metadataTable)").map { ($0["key"] as String, $0["value"] as String) },
-                uniquingKeysWith: { a, _ in a })
-        } catch { throw classify(error, path: path) }
-        guard let hash = metadata["modelHash"], let uuidText = metadata["storeUUID"], let uuid = UUID(uuidString: uuidText) else {
-            throw StrataError(.corruptStore, "\(path) has a damaged Strata metadata table.")
-        }
-        guard hash == model.versionHash else {
-            throw StrataError(.modelMismatch, "\(path) was written with model \(hash); this model is \(model.versionHash). Migrate the store or open it with its own model.")
-        }
-        return uuid
     }
 
     /// Maps a SQLite failure met while inspecting a file to a typed error.

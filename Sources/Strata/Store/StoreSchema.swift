@@ -5,9 +5,10 @@
 ///   the relationship), and `_order_<rel>` where the inverse to-many is ordered.
 /// - One join table per many-to-many pair, `_join_<Entity>_<rel>` with `source`, `target`
 ///   and, for ordered sides, `source_order` / `target_order`.
-/// - `_strata_metadata(key, value)`: model hash, store UUID, format version.
+/// - `_strata_metadata(key, value)`: model hash, model schema (JSON), store UUID, format version.
 /// - `_strata_keys(entity, max_key)`: the highest primary key ever used per entity, so keys
 ///   of deleted rows are never reused.
+/// - `_strata_migrations`: the store's history of model versions (see ``MigrationHistory``).
 enum StoreSchema {
     static let metadataTable = "_strata_metadata"
     static let keysTable = "_strata_keys"
@@ -34,37 +35,67 @@ enum StoreSchema {
         var sql = [
             "CREATE TABLE \(metadataTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
             "CREATE TABLE \(keysTable) (entity TEXT PRIMARY KEY NOT NULL, max_key INTEGER NOT NULL)",
+            MigrationHistory.createStatement,
         ]
         for entity in model.entities {
-            var defs = ["_id INTEGER PRIMARY KEY", "_version INTEGER NOT NULL DEFAULT 1"]
-            for column in entity.columns {
-                let type: String
-                switch column {
-                case .attribute(let i): type = entity.attributes[i].type.sqlType
-                case .foreignKey(let r): type = "INTEGER " + references(model.entities[entity.relationships[r].destinationIndex])
-                case .order: type = "INTEGER"
-                }
-                defs.append("\(quoted(columnName(column, in: entity))) \(type)")
-            }
-            sql.append("CREATE TABLE \(quoted(entity.name)) (\(defs.joined(separator: ", ")))")
-            for a in entity.attributes where a.isIndexed || a.isUnique {
-                sql.append("CREATE \(a.isUnique ? "UNIQUE " : "")INDEX \(quoted("_idx_\(entity.name)_\(a.name)")) ON \(quoted(entity.name)) (\(quoted(a.name)))")
-            }
-            for case .foreignKey(let i) in entity.columns {
-                let name = entity.relationships[i].name
-                sql.append("CREATE INDEX \(quoted("_idx_\(entity.name)_\(name)")) ON \(quoted(entity.name)) (\(quoted(name)))")
-            }
+            sql.append(createTable(entity, in: model))
+            sql.append(contentsOf: indexes(of: entity).map(\.sql))
             for r in entity.relationships {
                 guard case .joinTable(let join) = r.storage, join.isOwner else { continue }
-                var cols = ["source INTEGER NOT NULL " + references(entity),
-                            "target INTEGER NOT NULL " + references(model.entities[r.destinationIndex])]
-                let inverse = model.entities[r.destinationIndex].relationships[r.inverseIndex]
-                if r.isOrdered { cols.append("source_order INTEGER") }
-                if inverse.isOrdered { cols.append("target_order INTEGER") }
-                sql.append("CREATE TABLE \(quoted(join.name)) (\(cols.joined(separator: ", ")), PRIMARY KEY (source, target)) WITHOUT ROWID")
-                sql.append("CREATE INDEX \(quoted("_idx\(join.name)_target")) ON \(quoted(join.name)) (target, source)")
+                sql.append(createJoinTable(r, of: entity, in: model))
+                sql.append(joinTableIndex(join.name))
             }
         }
         return sql
+    }
+
+    /// The `CREATE TABLE` of `entity`'s table, under `name` (its own name by default).
+    static func createTable(_ entity: EntityDescription, in model: ObjectModel, name: String? = nil) -> String {
+        var defs = ["_id INTEGER PRIMARY KEY", "_version INTEGER NOT NULL DEFAULT 1"]
+        for column in entity.columns {
+            defs.append("\(quoted(columnName(column, in: entity))) \(columnType(column, of: entity, in: model))")
+        }
+        return "CREATE TABLE \(quoted(name ?? entity.name)) (\(defs.joined(separator: ", ")))"
+    }
+
+    /// The declared type (and foreign-key clause) of one column.
+    static func columnType(_ column: Column, of entity: EntityDescription, in model: ObjectModel) -> String {
+        switch column {
+        case .attribute(let i): entity.attributes[i].type.sqlType
+        case .foreignKey(let r): "INTEGER " + references(model.entities[entity.relationships[r].destinationIndex])
+        case .order: "INTEGER"
+        }
+    }
+
+    /// The indexes of `entity`'s table: one per indexed or unique attribute, one per foreign key.
+    static func indexes(of entity: EntityDescription) -> [(name: String, sql: String)] {
+        var result: [(name: String, sql: String)] = []
+        for a in entity.attributes where a.isIndexed || a.isUnique {
+            let name = "_idx_\(entity.name)_\(a.name)"
+            result.append((name, "CREATE \(a.isUnique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(quoted(entity.name)) (\(quoted(a.name)))"))
+        }
+        for case .foreignKey(let i) in entity.columns {
+            let column = entity.relationships[i].name
+            let name = "_idx_\(entity.name)_\(column)"
+            result.append((name, "CREATE INDEX \(quoted(name)) ON \(quoted(entity.name)) (\(quoted(column)))"))
+        }
+        return result
+    }
+
+    /// The `CREATE TABLE` of the join table that `r` (the owning side, on `entity`) writes,
+    /// under `name` (its own name by default).
+    static func createJoinTable(_ r: RelationshipDescription, of entity: EntityDescription, in model: ObjectModel, name: String? = nil) -> String {
+        guard case .joinTable(let join) = r.storage else { return "" }
+        var cols = ["source INTEGER NOT NULL " + references(entity),
+                    "target INTEGER NOT NULL " + references(model.entities[r.destinationIndex])]
+        let inverse = model.entities[r.destinationIndex].relationships[r.inverseIndex]
+        if r.isOrdered { cols.append("source_order INTEGER") }
+        if inverse.isOrdered { cols.append("target_order INTEGER") }
+        return "CREATE TABLE \(quoted(name ?? join.name)) (\(cols.joined(separator: ", ")), PRIMARY KEY (source, target)) WITHOUT ROWID"
+    }
+
+    /// The index of a join table by target.
+    static func joinTableIndex(_ table: String) -> String {
+        "CREATE INDEX \(quoted("_idx\(table)_target")) ON \(quoted(table)) (target, source)"
     }
 }
