@@ -61,7 +61,7 @@ struct SandboxCommand: ParsableCommand {
         options.objects = objects
         options.batch = batch
         options.seed = seed
-        options.showsProgress = !quiet
+        options.progress = quiet ? .off : isatty(STDERR_FILENO) == 1 ? .live : .lines
         if stack != "all" {
             guard let kind = StackKind(rawValue: stack) else { throw ValidationError("unknown stack \(stack)") }
             options.stacks = [kind]
