@@ -39,7 +39,7 @@ import Testing
         let draws = sink.writes
         #expect(draws.count == 4)
         #expect(draws.allSatisfy { $0.hasPrefix(Self.erase + "[sandbox] import/hybrid  ") && !$0.contains("\n") })
-        #expect(draws.last == Self.erase + "[sandbox] import/hybrid  900/1000 objects (90%)  0.3 s, ~0 s left")
+        #expect(draws.last == Self.erase + "[sandbox] import/hybrid  900/1000 objects (90%)  0.3 s, <1 s left")
         // A quiet spell, then one update: drawn at once.
         clock.advance(milliseconds: 500)
         log.update(ProgressCounter.Snapshot(done: 950, total: 1000, unit: "objects"))

@@ -50,7 +50,9 @@ public struct ProgressLine: Sendable, Equatable {
             parts.append("running")
         }
         var time = Self.duration(elapsedSeconds)
-        if let left = secondsLeft { time += left == 0 ? ", finishing" : ", ~\(Self.duration(left, estimate: true)) left" }
+        if let left = secondsLeft {
+            time += left == 0 ? ", finishing" : left < 1 ? ", <1 s left" : ", ~\(Self.duration(left, estimate: true)) left"
+        }
         parts.append(time)
         let text = parts.joined(separator: "  ")
         guard let width, width > 1, text.count > width - 1 else { return text }
