@@ -1,4 +1,26 @@
 extension HTMLReport {
+    /// Per scenario run on stacks, grouped bars of the stacks and a one-line verdict, under a
+    /// legend of the stacks' colours; nothing when no run used a stack.
+    func chartSection() -> String {
+        var order: [String] = []
+        var groups: [String: [RunResult]] = [:]
+        for result in records.map(\.result) where result.stack != "none" {
+            let title = result.variant.map { "\(result.scenario)/\($0)" } ?? result.scenario
+            if groups[title] == nil { order.append(title) }
+            groups[title, default: []].append(result)
+        }
+        guard !order.isEmpty else { return "" }
+        let stacks = Array(Set(groups.values.joined().map(\.stack))).sorted()
+        var html = "<p class=\"legend\">" + stacks.map { "<span class=\"swatch-\($0)\"></span>\(Self.escape($0))" }.joined() + "</p>\n"
+        for title in order {
+            let results = groups[title] ?? []
+            html += "<h2>\(Self.escape(title))</h2>\n" + StackBarsSVG(title: title, results: results).render() + "\n"
+            let verdict = StackVerdict(results).text
+            if !verdict.isEmpty { html += "<p class=\"verdict\">\(Self.escape(verdict))</p>\n" }
+        }
+        return html
+    }
+
     /// The min / median / max table of `--repeat`, or nothing.
     func repeatSection() -> String {
         guard !runs.isEmpty else { return "" }

@@ -31,7 +31,7 @@ public struct HTMLReport: Sendable {
         let table = ComparisonTable(records.map(\.result))
         var html = """
         <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><title>Strata Sandbox report</title>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Strata Sandbox report</title>
         <style>
         body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #222; }
         table { border-collapse: collapse; font-size: 12px; }
@@ -39,17 +39,21 @@ public struct HTMLReport: Sendable {
         th { background: #f0f0f0; } td.text { text-align: left; } td.fail { color: #c00000; font-weight: bold; }
         h2 { font-size: 15px; margin: 22px 0 4px; } code { background: #f4f4f4; padding: 1px 4px; }
         .notes { font-size: 12px; color: #555; }
+        .verdict { font-size: 13px; margin: 2px 0 12px; } .legend { font-size: 12px; }
+        \(StackColors.css())
         td.better { color: #1a7f37; font-weight: bold; } td.worse { color: #c00000; font-weight: bold; }
         </style></head><body>
         <h1>Strata Sandbox</h1>
         <p><code>\(Self.escape(command))</code></p>
+        \(chartSection())
+        <h2>All runs</h2>
         <table><tr>\(ComparisonTable.headings.map { "<th>\(Self.escape($0))</th>" }.joined())</tr>
 
         """
         for row in table.rows() {
             html += "<tr>" + row.enumerated().map { index, cell in
                 let textColumn = index < 2 || index == row.count - 1
-                let css = cell == "FAIL" ? " class=\"fail\"" : textColumn ? " class=\"text\"" : ""
+                let css = cell == "FAIL" ? " class=\"fail\"" : index == 1 ? " class=\"text stack-\(Self.escape(cell))\"" : textColumn ? " class=\"text\"" : ""
                 return "<td\(css)>\(Self.escape(cell))</td>"
             }.joined() + "</tr>\n"
         }
@@ -60,8 +64,10 @@ public struct HTMLReport: Sendable {
         html += "<p class=\"notes\">Stalls: how late each 1 ms heartbeat on the main queue fired (only beats ≥ 1 ms late are drawn; log scale).</p>\n"
         for record in records {
             let r = record.result
-            let title = "\(r.variant.map { "\(r.scenario)/\($0)" } ?? r.scenario) on \(r.stack): max \(ComparisonTable.format(r.stallMaxMs, 1)) ms, \(r.stallsOver100Ms) stalls ≥ 100 ms, main busy \(ComparisonTable.format(r.mainBusyShare * 100, 2)) %"
-            html += "<h2>\(Self.escape(title))</h2>\n" + StallTimelineSVG(record: record).render() + "\n"
+            let name = r.variant.map { "\(r.scenario)/\($0)" } ?? r.scenario
+            let figures = ": max \(ComparisonTable.format(r.stallMaxMs, 1)) ms, \(r.stallsOver100Ms) stalls ≥ 100 ms, main busy \(ComparisonTable.format(r.mainBusyShare * 100, 2)) %"
+            html += "<h2>\(Self.escape(name)) on <span class=\"stack-\(Self.escape(r.stack))\">\(Self.escape(r.stack))</span>\(Self.escape(figures))</h2>\n"
+                + StallTimelineSVG(record: record).render() + "\n"
         }
         html += "</body></html>\n"
         return html
