@@ -27,7 +27,7 @@ import Testing
     @Test func everyStackHasABarPerPanelWithItsValueAndColour() throws {
         let svg = StackBarsSVG(title: "import", results: Self.results).render()
         #expect(svg.hasPrefix("<svg ") && svg.hasSuffix("</svg>"))
-        #expect(svg.contains(#"viewBox="0 0 800 170" width="100%""#))   // scales down in a narrow window
+        #expect(svg.contains(#"viewBox="0 0 800 180" width="100%""#))   // scales down in a narrow window
         let bars = Self.bars(svg)
         #expect(bars.count == 3 * StackBarsSVG.Panel.allCases.count)
         func bar(_ stack: String, _ panel: StackBarsSVG.Panel) -> [String: String]? {
@@ -52,9 +52,9 @@ import Testing
         let line = try #require(svg.components(separatedBy: "\n").first { $0.hasPrefix(#"<line class="frame-line""#) })
         #expect(line.contains(#"data-ms="16.7""#))
         #expect(svg.contains("16.7 ms frame"))
-        // 0.1 ms to 1 s is four decades: 16.7 ms sits at log10(167) / 4 of the plot's 118 px.
-        let plot = 170.0 - 22 - 30
-        let frameY = 170.0 - 30 - log10(167) / 4 * plot
+        // 0.1 ms to 1 s is four decades: 16.7 ms sits at log10(167) / 4 of the plot's 116 px.
+        let plot = 180.0 - 34 - 30
+        let frameY = 180.0 - 30 - log10(167) / 4 * plot
         #expect(line.contains(String(format: #"y1="%.1f""#, frameY)))
         // The hybrid stack's 14.1 ms bar ends below the line, the others above it.
         let bars = Self.bars(svg).filter { $0["data-panel"] == "stallMaxMs" }

@@ -54,7 +54,9 @@ public struct StackBarsSVG: Sendable {
         self.results = results
     }
 
-    static let panelWidth = 200.0, height = 170.0, top = 22.0, bottom = 30.0, gap = 14.0
+    static let panelWidth = 200.0, height = 180.0, top = 34.0, bottom = 30.0, gap = 14.0
+    /// The share of the plot's height the largest value of a linear panel fills (room for its label).
+    static let fill = 0.9
     /// The log scale of the stall panel: 0.1 ms to 1 s (values outside are drawn at the ends).
     static let stallRange = (low: 0.1, high: 1000.0)
     static let axisColor = "#999999", frameColor = "#c00000"
@@ -72,7 +74,7 @@ public struct StackBarsSVG: Sendable {
         case .mainBusyPercent:
             return min(max(value, 0), 100) / 100 * plot
         case .ratioToRaw, .peakRSSMB:
-            return largest > 0 ? max(value, 0) / largest * plot : 0
+            return largest > 0 ? max(value, 0) / largest * plot * Self.fill : 0
         }
     }
 
@@ -96,14 +98,20 @@ public struct StackBarsSVG: Sendable {
                 let color = StackColors.color(of: result.stack)
                 parts.append(#"<rect class="bar" data-stack="\#(result.stack)" data-panel="\#(panel.rawValue)" data-value="\#(panel.label(value))" x="\#(f(x))" y="\#(f(baseline - h))" width="\#(f(slot * 0.7))" height="\#(f(h))" fill="\#(color)"><title>\#(result.stack): \#(panel.label(value))</title></rect>"#)
                 parts.append(#"<text x="\#(f(x + slot * 0.35))" y="\#(f(baseline - h - 3))" font-size="10" text-anchor="middle">\#(panel.label(value))</text>"#)
-                parts.append(#"<text x="\#(f(x + slot * 0.35))" y="\#(f(baseline + 12))" font-size="9" text-anchor="middle" fill="\#(color)">\#(result.stack)</text>"#)
             }
             if panel == .stallMaxMs {
                 let y = baseline - Self.barHeight(.stallMaxMs, Self.frameMs, largest: 0)
                 parts.append(#"<line class="frame-line" data-ms="16.7" x1="\#(f(x0 + Self.gap))" x2="\#(f(x0 + Self.panelWidth - Self.gap))" y1="\#(f(y))" y2="\#(f(y))" stroke="\#(Self.frameColor)" stroke-dasharray="4 3"/>"#)
-                parts.append(#"<text x="\#(f(x0 + Self.panelWidth - Self.gap))" y="\#(f(y - 3))" font-size="9" text-anchor="end" fill="\#(Self.frameColor)">16.7 ms frame</text>"#)
+                parts.append(#"<text x="\#(f(x0 + Self.panelWidth - Self.gap))" y="\#(f(baseline + 13))" font-size="10" text-anchor="end" fill="\#(Self.frameColor)">dashed: 16.7 ms frame</text>"#)
             }
             parts.append("</g>")
+        }
+        // The legend: each stack's colour once, under the panels.
+        for (i, result) in results.enumerated() {
+            let x = 20 + Double(i) * 140, y = Self.height - 12
+            let color = StackColors.color(of: result.stack)
+            parts.append(#"<rect class="legend" x="\#(f(x))" y="\#(f(y - 9))" width="10" height="10" fill="\#(color)"/>"#)
+            parts.append(#"<text x="\#(f(x + 14))" y="\#(f(y))" font-size="11" fill="\#(color)">\#(HTMLReport.escape(result.stack))</text>"#)
         }
         parts.append("</svg>")
         return parts.joined(separator: "\n")
