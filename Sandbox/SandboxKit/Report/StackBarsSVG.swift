@@ -12,7 +12,14 @@ import Foundation
 public struct StackBarsSVG: Sendable {
     /// One panel of the chart.
     public enum Panel: String, CaseIterable, Sendable {
-        case ratioToRaw, mainBusyPercent, stallMaxMs, peakRSSMB
+        /// Objects per second over raw SQLite's, linear.
+        case ratioToRaw
+        /// Main-queue busy time in percent of the wall time, 0 to 100.
+        case mainBusyPercent
+        /// The largest stall, log scale from 0.1 ms to 1 s, with the 16.7 ms frame line.
+        case stallMaxMs
+        /// Peak resident memory in MiB, linear.
+        case peakRSSMB
 
         /// The panel's heading.
         public var title: String {

@@ -7,7 +7,22 @@
 /// print(Figure.objectsPerSecond.title, rate, Figure.objectsPerSecond.higherIsBetter)
 /// ```
 public enum Figure: String, CaseIterable, Sendable, Codable {
-    case wallSeconds, objectsPerSecond, ratioToRaw, mainBusyPercent, stallP99Ms, stallMaxMs, stallsOver16Ms, peakRSSMB
+    /// ``RunResult/wallSeconds``.
+    case wallSeconds
+    /// ``RunResult/objectsPerSecond``.
+    case objectsPerSecond
+    /// ``RunResult/ratioToRaw``.
+    case ratioToRaw
+    /// ``RunResult/mainBusyShare`` in percent.
+    case mainBusyPercent
+    /// ``RunResult/stallP99Ms``.
+    case stallP99Ms
+    /// ``RunResult/stallMaxMs``.
+    case stallMaxMs
+    /// ``RunResult/stallsOver16Ms``.
+    case stallsOver16Ms
+    /// ``RunResult/peakRSSBytes`` in MiB.
+    case peakRSSMB
 
     /// The heading used in tables (the comparison table's own, where there is one).
     public var title: String {
