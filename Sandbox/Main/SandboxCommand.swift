@@ -43,8 +43,18 @@ struct SandboxCommand: ParsableCommand {
     @Flag(help: "No progress on standard error.")
     var quiet = false
 
+    @Option(name: .customLong("repeat"), help: "Measure every run N times: the table shows medians, then min / median / max (the noise --compare judges by).")
+    var repeats = 1
+
+    @Option(help: "Keep this invocation's results (versioned JSON, every repeat) in this file for a later --compare.")
+    var jsonOut: String?
+
+    @Option(help: "Print each figure next to the one in this file (written by --json-out), with the change and whether it moved beyond the noise.")
+    var compare: String?
+
     func validate() throws {
         guard objects > 0 else { throw ValidationError("--objects must be at least 1") }
+        guard repeats > 0 else { throw ValidationError("--repeat must be at least 1") }
         guard batch > 0 else { throw ValidationError("--batch must be at least 1") }
     }
 
@@ -57,11 +67,13 @@ struct SandboxCommand: ParsableCommand {
     }
 
     func runAsync() async throws {
+        let earlier = try compare.map { try StoredRun.read(from: URL(fileURLWithPath: $0)) }   // before minutes of work
         var options = SandboxOptions()
         options.objects = objects
         options.batch = batch
         options.seed = seed
-        options.showsProgress = !quiet
+        options.progress = quiet ? .off : isatty(STDERR_FILENO) == 1 ? .live : .lines
+        if options.progress == .live { options.progressLog = ProgressLog(style: .live, width: Self.terminalWidth()) }
         if stack != "all" {
             guard let kind = StackKind(rawValue: stack) else { throw ValidationError("unknown stack \(stack)") }
             options.stacks = [kind]
@@ -70,19 +82,41 @@ struct SandboxCommand: ParsableCommand {
             options.scenarios = scenario == "all" ? ScenarioRegistry.names : [scenario]
         }
         options.importMergeMode = try Self.mergeMode(mergeMode)
-        let records = try await SandboxRunner(options: options).run()
-        let results = records.map(\.result)
+        var passes: [[RunRecord]] = []
+        for pass in 1...repeats {
+            if repeats > 1 { options.progressSuffix = "(repeat \(pass)/\(repeats))" }
+            passes.append(try await SandboxRunner(options: options).run())
+        }
+        let runs = RepeatedResult.aggregate(passes.map { $0.map(\.result) })
+        let records = RepeatedResult.medianRecords(passes, runs: runs)
+        let results = runs.map(\.result)
+        let comparison = earlier.map { RunComparison(earlier: $0, now: runs) }
+        let command = (["Sandbox"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
         if json {
             for line in try JSONLines.lines(results) { print(line) }
+            // Standard output stays JSON lines: the comparison goes to standard error.
+            if let comparison { FileHandle.standardError.write(Data((comparison.render() + "\n").utf8)) }
         } else {
             let table = ComparisonTable(results)
             print(table.render())
             for note in table.footnotes() { print("  " + note) }
+            if repeats > 1 { print("\n" + RepeatTable(runs).render()) }
+            if let comparison { print("\n" + comparison.render()) }
+        }
+        if let jsonOut {
+            try StoredRun(command: command, runs: runs).write(to: URL(fileURLWithPath: jsonOut))
         }
         if let report {
-            let command = (["Sandbox"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
-            try HTMLReport(records: records, command: command).write(to: URL(fileURLWithPath: report))
+            try HTMLReport(records: records, command: command, runs: repeats > 1 ? runs : [], comparison: comparison)
+                .write(to: URL(fileURLWithPath: report))
         }
+    }
+
+    /// Standard error's terminal width in columns, or nil.
+    static func terminalWidth() -> Int? {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     static func mergeMode(_ text: String) throws -> ImportMergeMode {

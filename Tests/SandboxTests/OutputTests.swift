@@ -45,7 +45,10 @@ import Testing
         #expect(table.hasPrefix("scenario"))
         let html = HTMLReport(records: records, command: "Sandbox --objects 200").render()
         #expect(html.hasPrefix("<!DOCTYPE html>"))
-        #expect(html.components(separatedBy: "<svg").count - 1 == records.count)
+        // A stall timeline per run, and bars for the two scenario rows run on stacks
+        // (baseline/batch-insert and import).
+        #expect(html.components(separatedBy: "<svg").count - 1 == records.count + 2)
+        #expect(html.components(separatedBy: #"class="stack-bars""#).count - 1 == 2)
         #expect(!html.contains("http://") || html.contains("http://www.w3.org/2000/svg"))
         #expect(!html.contains("https://"))
     }

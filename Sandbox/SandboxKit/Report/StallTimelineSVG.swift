@@ -31,7 +31,7 @@ public struct StallTimelineSVG: Sendable {
         func x(_ seconds: Double) -> Double { left + min(seconds / duration, 1) * plotWidth }
         let background = "#fafafa", frame = "#cccccc"
         var parts: [String] = []
-        parts.append(#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" role="img">"#)
+        parts.append(#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \#(Int(width)) \#(Int(height))" width="100%" style="max-width: \#(Int(width))px" role="img">"#)
         parts.append(#"<rect x="\#(left)" y="\#(top)" width="\#(plotWidth)" height="\#(height - bottom - top)" fill="\#(background)" stroke="\#(frame)"/>"#)
         for (ms, color) in [(16.7, "#e0a000"), (100.0, "#e06000"), (250.0, "#c00000")] {
             let yy = y(ms)

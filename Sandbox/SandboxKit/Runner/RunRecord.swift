@@ -16,4 +16,12 @@ public struct RunRecord: Sendable {
     /// The store file the run wrote (closed when the record is returned). It is deleted when
     /// the runner returns unless ``SandboxOptions/storeDirectory`` was set.
     public var storeURL: URL
+
+    /// A record (the runner makes them; tests and reports may build their own).
+    public init(result: RunResult, timeline: [StallSample], heartbeatSeconds: Double, storeURL: URL) {
+        self.result = result
+        self.timeline = timeline
+        self.heartbeatSeconds = heartbeatSeconds
+        self.storeURL = storeURL
+    }
 }

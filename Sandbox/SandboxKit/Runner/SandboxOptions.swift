@@ -23,8 +23,12 @@ public struct SandboxOptions: Sendable {
     public var seed: UInt64 = 1
     /// How the hybrid stack brings import saves into main.
     public var importMergeMode: ImportMergeMode = .everySave
-    /// Progress lines on standard error.
-    public var showsProgress = false
+    /// Progress on standard error: off (the default), plain lines, or a live line (a terminal).
+    public var progress: ProgressLog.Style = .off
+    /// A log to use instead of one made from ``progress`` (tests collect its text).
+    public var progressLog: ProgressLog?
+    /// Added to each run's progress label, e.g. `(repeat 2/3)`.
+    public var progressSuffix: String?
     /// Where the runs' store files go. `nil` (the default): a temporary folder, removed with
     /// every store in it when ``SandboxRunner/run()`` returns. A folder given here is kept
     /// with its stores (each run's is ``RunRecord/storeURL``) so that tests can check what a

@@ -35,7 +35,7 @@ public struct SandboxRunner: Sendable {
         defer { scratch.remove() }   // leaves a caller's `storeDirectory` alone
         let model = try SandboxModel.make()
         let data = SourceData(books: options.objects, seed: options.seed)
-        let log = ProgressLog(enabled: options.showsProgress)
+        let log = options.progressLog ?? ProgressLog(style: options.progress)
         var context = RunContext(model: model, data: data, scratch: scratch, log: log, rawRate: nil)
         // The reference rate: the baseline's raw SQLite row when it runs, otherwise measured first,
         // silently — unless every variant selected compares with a counterpart of its own.
@@ -75,7 +75,11 @@ public struct SandboxRunner: Sendable {
     private func runOne(_ scenario: any Scenario, variant: String?, kind: StackKind?, context: RunContext) async throws -> RunRecord {
         let name = type(of: scenario).name
         let label = [name, variant, kind?.rawValue].compactMap { $0 }.joined(separator: "/")
-        context.log.note("\(label): \(context.data.books.count) objects, batch \(options.batch)")
+        let shownLabel = options.progressSuffix.map { "\(label) \($0)" } ?? label
+        context.log.begin(shownLabel, note: "\(shownLabel): \(context.data.books.count) objects, batch \(options.batch)")
+        let progress = ProgressCounter()
+        let sampler = Self.sample(progress, into: context.log)
+        defer { sampler?.cancel(); context.log.interrupt() }
         let url = context.scratch.newFile(label.replacingOccurrences(of: "/", with: "-"))
         let clock = MainQueueClock()
         let list = FetchedList(clock: clock)
@@ -87,7 +91,7 @@ public struct SandboxRunner: Sendable {
             stack = try await Stacks.open(kind, model: context.model, storeURL: url, options: stackOptions)
         }
         let run = ScenarioRun(stack: stack, storeURL: url, model: context.model, data: context.data, batch: options.batch,
-                              variant: variant, scratch: context.scratch, log: context.log, label: label)
+                              variant: variant, scratch: context.scratch, log: context.log, label: label, progress: progress)
         try await scenario.prepare(run)
         let observer = MainObserver(stack: stack, list: list, clock: clock, mergeMode: options.importMergeMode)
         if let stack { list.attach(to: stack.mainContext) }
@@ -100,6 +104,7 @@ public struct SandboxRunner: Sendable {
         let heartbeat = Heartbeat()
         heartbeat.start()
         let started = ContinuousClock.now
+        context.log.measuring()
         var outcome = try await scenario.perform(run)
         let elapsed = (ContinuousClock.now - started).sandboxSeconds
         await observer.settle()
@@ -126,8 +131,21 @@ public struct SandboxRunner: Sendable {
             mainChangeSets: after.changeSets - before.changeSets,
             mainQueueWrites: after.mainQueueWrites - before.mainQueueWrites,
             check: outcome.check, detail: outcome.detail, counters: outcome.counters)
-        context.log.note("\(label): \(String(format: "%.2f", wall)) s, max stall \(String(format: "%.1f", stalls.maxMs)) ms, check \(outcome.check)")
+        sampler?.cancel()
+        context.log.end("\(shownLabel): \(String(format: "%.2f", wall)) s, max stall \(String(format: "%.1f", stalls.maxMs)) ms, check \(outcome.check)")
         return RunRecord(result: result, timeline: stalls.timeline, heartbeatSeconds: stalls.durationSeconds, storeURL: url)
+    }
+
+    /// Reads `counter` into `log` every 100 ms until cancelled (nil when the log is off): the
+    /// scenario only stores numbers; the timer, off the main queue, does the formatting and writing.
+    private static func sample(_ counter: ProgressCounter, into log: ProgressLog) -> Task<Void, Never>? {
+        guard log.style != .off else { return nil }
+        return Task.detached(priority: .utility) {
+            while !Task.isCancelled {
+                log.update(counter.snapshot())
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 }
 

@@ -37,10 +37,11 @@ public struct ReorderBenchmarkResult: Sendable, Hashable {
 public enum ReorderBenchmark {
     /// Inserts `rows` objects of `entityName` (positions 0, 1, … after any existing ones), saves,
     /// then makes `moves` seeded moves, saving after each. Call it on `context`'s queue.
+    /// `progress`, when given, counts the moves made.
     ///
     /// - Throws: Strata's errors (an unknown entity or key, a failed save).
     public static func run(context: ObjectContext, entityName: String, positionKey: String, rows: Int, moves: Int,
-                           seed: UInt64) throws -> ReorderBenchmarkResult {
+                           seed: UInt64, progress: ProgressCounter? = nil) throws -> ReorderBenchmarkResult {
         var request = FetchRequest<ManagedObject>(entityName: entityName, sortKeys: [SortKey(positionKey)])
         let existing = try context.count(for: request)
         for i in 0..<rows {
@@ -59,7 +60,8 @@ public enum ReorderBenchmark {
         let start = DispatchTime.now().uptimeNanoseconds
         let total = controller.sections[0].numberOfObjects
         if total > 1 {
-            for _ in 0..<moves {
+            for move in 0..<moves {
+                progress?.report(move, of: moves, unit: "moves")
                 let source = Int(generator.next() % UInt64(total))
                 let destination = Int(generator.next() % UInt64(total))
                 try controller.performManualReorder {

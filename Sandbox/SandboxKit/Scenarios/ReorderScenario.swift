@@ -26,7 +26,8 @@ public struct ReorderScenario: Scenario {
         let main = try run.requireStack().mainContext
         let rows = run.objects, moves = Self.moves(for: rows), seed = UInt64(truncatingIfNeeded: rows &* 31 &+ Self.moves(for: rows))
         let result = try await main.perform {
-            try ReorderBenchmark.run(context: main, entityName: "Book", positionKey: "position", rows: rows, moves: moves, seed: seed)
+            try ReorderBenchmark.run(context: main, entityName: "Book", positionKey: "position", rows: rows, moves: moves, seed: seed,
+                                      progress: run.progress)
         }
         try await run.finishSave(of: main)   // main's own save to its writer: not a push through main
         var outcome = ScenarioOutcome(objects: rows, counters: [

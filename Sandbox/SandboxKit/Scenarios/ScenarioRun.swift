@@ -31,9 +31,11 @@ public final class ScenarioRun: Sendable {
     public let log: ProgressLog
     /// A label for progress lines, e.g. `import/hybrid`.
     public let label: String
+    /// How far the measured work is; the runner's progress timer reads it.
+    public let progress: ProgressCounter
 
     init(stack: (any CoreStack)?, storeURL: URL, model: ObjectModel, data: SourceData, batch: Int, variant: String?,
-         scratch: ScratchDirectory, log: ProgressLog, label: String) {
+         scratch: ScratchDirectory, log: ProgressLog, label: String, progress: ProgressCounter = ProgressCounter()) {
         self.stack = stack
         self.storeURL = storeURL
         self.model = model
@@ -43,6 +45,7 @@ public final class ScenarioRun: Sendable {
         self.scratch = scratch
         self.log = log
         self.label = label
+        self.progress = progress
     }
 
     /// Objects to handle (`--objects`).
@@ -63,8 +66,9 @@ public final class ScenarioRun: Sendable {
         return true
     }
 
-    /// Reports progress (every tenth).
+    /// Reports progress: `done` of `total` units (`what`, objects when empty). Cheap enough
+    /// for every batch (two atomic stores); the runner samples it on a timer.
     public func step(_ done: Int, of total: Int, _ what: String = "") {
-        log.step(what.isEmpty ? label : "\(label) \(what)", done, of: total)
+        progress.report(done, of: total, unit: what)
     }
 }
