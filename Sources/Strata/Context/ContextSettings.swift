@@ -12,4 +12,6 @@ struct ContextSettings: Sendable {
     var mergePolicy: MergePolicy
     /// Whether the context merges what its parent (or, for a root, the coordinator) publishes.
     var automaticallyMergesChangesFromParent = false
+    /// Recorded with each save in the store's history.
+    var transactionAuthor: String?
 }

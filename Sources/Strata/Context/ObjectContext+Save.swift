@@ -30,7 +30,8 @@ extension ObjectContext {
         if let parent {
             try push(batch, to: parent)
         } else {
-            let outcome = try coordinator.save(batch, policy: mergePolicy) { [registered] in registered[$0] != nil }
+            let origin = SaveOrigin(author: transactionAuthor, contextName: name)
+            let outcome = try coordinator.save(batch, policy: mergePolicy, origin: origin) { [registered] in registered[$0] != nil }
             let changes = outcome.changeSet(for: batch)
             didSave(batch, outcome)
             publish(changes)

@@ -187,6 +187,19 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
     }
 
+    /// A name recorded with this context's saves in the store's history (see
+    /// ``StoreOptions/recordsHistory``), so readers of the history can tell who wrote what
+    /// (an importer, a sync engine, the user). Settable from any thread, like ``mergePolicy``.
+    ///
+    /// For example:
+    /// ```swift
+    /// importer.transactionAuthor = "importer"
+    /// ```
+    public var transactionAuthor: String? {
+        get { settings.withLock { $0.transactionAuthor } }
+        set { settings.withLock { $0.transactionAuthor = newValue } }
+    }
+
     // MARK: Running work on the context's queue
 
     /// Runs `body` on the context's queue and returns its result.

@@ -13,11 +13,14 @@ struct SaveTransaction {
     let isRegistered: (ObjectID) -> Bool
     /// The deleted IDs, for ordered to-manys that must not number deleted members.
     let deletedIDs: Set<ObjectID>
+    /// Who saved, when the store records history; `nil` when it does not.
+    let history: SaveOrigin?
 
-    init(model: ObjectModel, batch: ChangeBatch, policy: MergePolicy, isRegistered: @escaping (ObjectID) -> Bool) {
+    init(model: ObjectModel, batch: ChangeBatch, policy: MergePolicy, history: SaveOrigin?, isRegistered: @escaping (ObjectID) -> Bool) {
         self.model = model
         self.batch = batch
         self.policy = policy
+        self.history = history
         self.isRegistered = isRegistered
         self.deletedIDs = Set(batch.deleted.map(\.id))
     }
@@ -56,6 +59,7 @@ struct SaveTransaction {
         outcome.insertedKeys = batch.inserted.map { $0.id.isTemporary ? outcome.assignedKeys[$0.id] : nil }
         for change in batch.inserted { try writeRelationshipTables(change, db, outcome) }
         for change in batch.updated where !outcome.vanished.contains(change.id) { try writeRelationshipTables(change, db, outcome) }
+        if let history { try recordHistory(history, db, outcome) }
         return outcome
     }
 
@@ -324,8 +328,8 @@ extension StoreCoordinator {
     /// Writes `batch` in one transaction, resolving conflicts by `policy`; nothing is written
     /// if it throws. `isRegistered` says whether the saving context holds an object with an ID
     /// (an insert colliding with a unique value cannot become that row then).
-    func save(_ batch: ChangeBatch, policy: MergePolicy, isRegistered: @escaping (ObjectID) -> Bool) throws(StrataError) -> SaveOutcome {
-        let work = SaveTransaction(model: model, batch: batch, policy: policy, isRegistered: isRegistered)
+    func save(_ batch: ChangeBatch, policy: MergePolicy, origin: SaveOrigin, isRegistered: @escaping (ObjectID) -> Bool) throws(StrataError) -> SaveOutcome {
+        let work = SaveTransaction(model: model, batch: batch, policy: policy, history: recordsHistory ? origin : nil, isRegistered: isRegistered)
         do {
             return try write { db in try work.run(db) }
         } catch {

@@ -35,7 +35,11 @@ extension StoreCoordinator {
             let low = keys[start], high = keys[min(start + request.chunkSize, keys.count) - 1]
             let part: ChangeSet
             do {
-                part = try write { db in try plan.deleteChunk(from: low, to: high, db) }
+                part = try write { db in
+                    let part = try plan.deleteChunk(from: low, to: high, db)
+                    if recordsHistory { try HistoryWriter.record(part, kind: .batchDelete, db) }
+                    return part
+                }
             } catch {
                 throw Self.storeError(error)
             }

@@ -21,7 +21,11 @@ extension StoreCoordinator {
             throw StrataError(.invalidRequest, "A batch insert row has \(row.count) values for \(request.keys.count) keys.", entity: entity.name)
         }
         do {
-            return try write { db in try plan.run(request.rows, db) }
+            return try write { db in
+                let ids = try plan.run(request.rows, db)
+                if recordsHistory { try HistoryWriter.record(ChangeSet(inserted: Set(ids)), kind: .batchInsert, db) }
+                return ids
+            }
         } catch {
             throw Self.storeError(error)
         }

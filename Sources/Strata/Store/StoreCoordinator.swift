@@ -29,6 +29,8 @@ public final class StoreCoordinator: Sendable {
     /// Observers of every save through this coordinator (root contexts subscribe here to learn
     /// about each other's saves).
     let saveObservers = ChangeObservers()
+    /// Whether every write also records its changes in the store's history.
+    let recordsHistory: Bool
     /// Write transactions that ran on the main queue.
     let mainQueueWriteCount = Atomic<Int>(0)
 
@@ -57,14 +59,21 @@ public final class StoreCoordinator: Sendable {
     ///   used as is; the file is then left as it was.
     public init(model: ObjectModel, store: StoreDescription) async throws(StrataError) {
         let recorder = SQLRecorder()
-        let opened = await Task.detached { () -> Result<(any DatabaseWriter, UUID), StrataError> in
+        let opened = await Task.detached { () -> Result<(any DatabaseWriter, UUID, Bool), StrataError> in
             do throws(StrataError) {
-                return .success(try Self.open(model: model, store: store, recorder: recorder))
+                let (database, identifier) = try Self.open(model: model, store: store, recorder: recorder)
+                let requested = if case .sqlite(_, let options) = store { options.recordsHistory } else { false }
+                do {
+                    return .success((database, identifier, try HistoryTables.prepare(database, requested: requested)))
+                } catch {
+                    throw StrataError(.storeFailure, "The store's history could not be prepared: \(error)", underlying: error)
+                }
             } catch {
                 return .failure(error)
             }
         }.value
-        let (database, identifier) = try opened.get()
+        let (database, identifier, recordsHistory) = try opened.get()
+        self.recordsHistory = recordsHistory
         self.model = model
         self.store = store
         self.database = database

@@ -34,6 +34,11 @@ public struct StoreOptions: Sendable, Hashable {
     /// default, like Core Data's automatic migration with inferred mapping). When `false`, such
     /// a store is refused with `.modelMismatch` and left untouched. See docs/migration.md.
     public var migratesAutomatically = true
+    /// Keep a history of every change in the store, written in the same transaction as the
+    /// change (Core Data's persistent history): saves of every context and coordinator on the
+    /// file and batch requests. Once on, it stays on for the file (every coordinator records).
+    /// Read it with ``StoreCoordinator/history(after:)``. See docs/history.md.
+    public var recordsHistory = false
 
     /// Default options: 5 s busy timeout, no SQL log, automatic lightweight migration.
     public init() {}
