@@ -224,8 +224,20 @@ public final class StoreCoordinator: Sendable {
     }
 
     /// Closes the connections. Further use of this coordinator's contexts fails.
+    ///
+    /// The write-ahead log is checkpointed into the main file first (when no other connection
+    /// reads it at that moment), so the file alone holds every save: GRDB closes its read-only
+    /// readers last, and they cannot checkpoint.
+    ///
+    /// For example:
+    /// ```swift
+    /// try coordinator.close()
+    /// ```
     public func close() throws {
-        if let pool = database as? DatabasePool { try pool.close() }
+        if let pool = database as? DatabasePool {
+            _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }  // busy elsewhere: the WAL stays valid
+            try pool.close()
+        }
         if let queue = database as? DatabaseQueue { try queue.close() }
     }
 }
