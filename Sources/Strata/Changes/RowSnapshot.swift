@@ -18,14 +18,4 @@ struct RowSnapshot: Sendable {
 
     /// The primary key (for rows read from the store).
     var key: Int64 { id.key }
-
-    /// The relationship states an object gets from this snapshot.
-    var relationValues: [RelationValue] {
-        relations.map { relation in
-            switch relation {
-            case .unloaded: .unloaded
-            case .toOne(let id): .toOneID(id)
-            }
-        }
-    }
 }

@@ -40,3 +40,15 @@ extension EntityDescription {
         relationshipIsToMany.map { $0 ? .toMany([]) : .toOne(nil) }
     }
 }
+
+extension RowSnapshot {
+    /// The relationship states an object gets from this snapshot.
+    var relationValues: [RelationValue] {
+        relations.map { relation in
+            switch relation {
+            case .unloaded: .unloaded
+            case .toOne(let id): .toOneID(id)
+            }
+        }
+    }
+}
