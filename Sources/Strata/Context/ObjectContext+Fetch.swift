@@ -1,5 +1,3 @@
-import GRDB
-
 extension ObjectContext {
     /// Fetches the objects a request describes, with this context's unsaved changes folded in
     /// (unless `includesPendingChanges` is false).
@@ -42,16 +40,7 @@ extension ObjectContext {
             objects = try fetchKeys(plan, pendingChanges: window).map { resolve(ObjectID(entity: entity, key: $0)) }
             groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
         } else {
-            let reader = RowReader(entity: entity, model: model)
-            var arguments: [DatabaseValue] = []
-            let sql = plan.sql(columns: reader.selectList(alias: "t0"), pendingChanges: window, arguments: &arguments)
-            let rows = try coordinator.read { db -> [RowSnapshot] in
-                let statement = try db.cachedStatement(sql: sql)
-                statement.setUncheckedArguments(StatementArguments(arguments))
-                var rows: [RowSnapshot] = []
-                try RawStatement.forEachRow(statement, db) { rows.append(reader.read($0)) }
-                return rows
-            }
+            let rows = try coordinator.readRows(plan, pendingChanges: window)
             objects = []
             objects.reserveCapacity(rows.count)
             for row in rows {
@@ -98,10 +87,7 @@ extension ObjectContext {
         if readsThroughParent { return try fetchObjectIDs(request).count }
         if try hasPendingEffect(request, entity: entity) { return try fetchObjectIDs(request).count }
         let plan = try FetchPlan(request, entity: entity, model: model)
-        var arguments: [DatabaseValue] = []
-        var sql = "SELECT COUNT(*) FROM \(quoted(entity.name)) t0"
-        if let predicate = plan.predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
-        let total = try coordinator.read { db in try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0 }
+        let total = try coordinator.count(plan)
         let afterOffset = max(0, total - plan.offset)
         return plan.limit > 0 ? min(plan.limit, afterOffset) : afterOffset
     }
@@ -120,50 +106,7 @@ extension ObjectContext {
         checkQueue()
         let entity = try entity(for: request)
         let plan = try FetchPlan(request, entity: entity, model: model)
-        let keys = request.propertiesToFetch ?? entity.attributes.map(\.name)
-        var columns: [String] = []
-        var readers: [(String, (OpaquePointer, Int32) throws(StrataError) -> PropertyValue)] = []
-        for key in keys {
-            switch entity.propertyIndex[key] {
-            case .attribute(let i)?:
-                let attribute = entity.attributes[i]
-                columns.append("t0.\(quoted(key))")
-                readers.append((key, { (handle: OpaquePointer, index: Int32) throws(StrataError) -> PropertyValue in
-                    let stored = RawStatement.value(handle, index, type: attribute.type)
-                    guard stored.fits(attribute.type) else { throw PropertyValue.misfit(stored, attribute: attribute, entity: entity, objectID: nil) }
-                    guard attribute.type == .transformable, case .data(let bytes) = stored else { return stored }
-                    do {
-                        guard let transformer = attribute.transformer else { throw StrataError(.undecodableValue, "No transformer.") }
-                        return .transformed(TransformedValue(data: bytes, value: try transformer.decode(bytes)))
-                    } catch {
-                        throw StrataError(.undecodableValue, "The stored value of \(entity.name).\(key) does not decode: \(error)", entity: entity.name, key: key, underlying: error)
-                    }
-                }))
-            case .relationship(let i)?:
-                let relationship = entity.relationships[i]
-                guard case .foreignKey(let column) = relationship.storage else {
-                    throw StrataError(.invalidRequest, "propertiesToFetch takes attributes and to-one relationships; \(key) is not one.", entity: entity.name, key: key)
-                }
-                let destination = model.entities[relationship.destinationIndex]
-                columns.append("t0.\(quoted(column))")
-                readers.append((key, { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
-            case nil:
-                throw StrataError(.invalidRequest, "\(entity.name) has no property \(key).", entity: entity.name, key: key)
-            }
-        }
-        var arguments: [DatabaseValue] = []
-        let sql = plan.sql(columns: columns.isEmpty ? "t0._id" : columns.joined(separator: ", "), pendingChanges: nil, arguments: &arguments)
-        return try coordinator.read { db in
-            let statement = try db.cachedStatement(sql: sql)
-            statement.setUncheckedArguments(StatementArguments(arguments))
-            var result: [[String: PropertyValue]] = []
-            try RawStatement.forEachRow(statement, db) { handle in
-                var dictionary: [String: PropertyValue] = [:]
-                for (i, (key, read)) in readers.enumerated() { dictionary[key] = try read(handle, Int32(i)) }
-                result.append(dictionary)
-            }
-            return result
-        }
+        return try coordinator.readValues(plan, keys: request.propertiesToFetch ?? entity.attributes.map(\.name))
     }
 
     // MARK: Helpers
@@ -174,9 +117,7 @@ extension ObjectContext {
 
 
     private func fetchKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [Int64] {
-        var arguments: [DatabaseValue] = []
-        let sql = plan.sql(columns: "t0._id", pendingChanges: pendingChanges, arguments: &arguments)
-        return try coordinator.read { db in try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) }
+        try coordinator.readKeys(plan, pendingChanges: pendingChanges)
     }
 
     /// Reads the rows of `faults` (all of `entity`) in one go; returns the objects filled.

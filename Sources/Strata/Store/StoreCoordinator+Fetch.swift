@@ -1,0 +1,83 @@
+import GRDB
+import GRDBSQLite
+
+/// A fetch plan in, rows out: the SQL of fetches, counts and dictionary fetches.
+extension StoreCoordinator {
+    /// The rows a plan selects (at most `pendingChanges` more than its limit, for the caller
+    /// to fold unsaved changes into).
+    func readRows(_ plan: FetchPlan, pendingChanges window: Int?) throws(StrataError) -> [RowSnapshot] {
+        let reader = RowReader(entity: plan.entity, model: model)
+        var arguments: [DatabaseValue] = []
+        let sql = plan.sql(columns: reader.selectList(alias: "t0"), pendingChanges: window, arguments: &arguments)
+        return try read { db -> [RowSnapshot] in
+            let statement = try db.cachedStatement(sql: sql)
+            statement.setUncheckedArguments(StatementArguments(arguments))
+            var rows: [RowSnapshot] = []
+            try RawStatement.forEachRow(statement, db) { rows.append(reader.read($0)) }
+            return rows
+        }
+    }
+
+    /// The primary keys a plan selects.
+    func readKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [Int64] {
+        var arguments: [DatabaseValue] = []
+        let sql = plan.sql(columns: "t0._id", pendingChanges: pendingChanges, arguments: &arguments)
+        return try read { db in try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) }
+    }
+
+    /// How many rows pass a plan's predicate (before its offset and limit).
+    func count(_ plan: FetchPlan) throws(StrataError) -> Int {
+        var arguments: [DatabaseValue] = []
+        var sql = "SELECT COUNT(*) FROM \(quoted(plan.entity.name)) t0"
+        if let predicate = plan.predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
+        return try read { db in try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0 }
+    }
+
+    /// The values of `keys` (attributes and to-one relationships) of the rows a plan selects.
+    func readValues(_ plan: FetchPlan, keys: [String]) throws(StrataError) -> [[String: PropertyValue]] {
+        let entity = plan.entity
+        var columns: [String] = []
+        var readers: [(String, (OpaquePointer, Int32) throws(StrataError) -> PropertyValue)] = []
+        for key in keys {
+            switch entity.propertyIndex[key] {
+            case .attribute(let i)?:
+                let attribute = entity.attributes[i]
+                columns.append("t0.\(quoted(key))")
+                readers.append((key, { (handle: OpaquePointer, index: Int32) throws(StrataError) -> PropertyValue in
+                    let stored = RawStatement.value(handle, index, type: attribute.type)
+                    guard stored.fits(attribute.type) else { throw PropertyValue.misfit(stored, attribute: attribute, entity: entity, objectID: nil) }
+                    guard attribute.type == .transformable, case .data(let bytes) = stored else { return stored }
+                    do {
+                        guard let transformer = attribute.transformer else { throw StrataError(.undecodableValue, "No transformer.") }
+                        return .transformed(TransformedValue(data: bytes, value: try transformer.decode(bytes)))
+                    } catch {
+                        throw StrataError(.undecodableValue, "The stored value of \(entity.name).\(key) does not decode: \(error)", entity: entity.name, key: key, underlying: error)
+                    }
+                }))
+            case .relationship(let i)?:
+                let relationship = entity.relationships[i]
+                guard case .foreignKey(let column) = relationship.storage else {
+                    throw StrataError(.invalidRequest, "propertiesToFetch takes attributes and to-one relationships; \(key) is not one.", entity: entity.name, key: key)
+                }
+                let destination = model.entities[relationship.destinationIndex]
+                columns.append("t0.\(quoted(column))")
+                readers.append((key, { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
+            case nil:
+                throw StrataError(.invalidRequest, "\(entity.name) has no property \(key).", entity: entity.name, key: key)
+            }
+        }
+        var arguments: [DatabaseValue] = []
+        let sql = plan.sql(columns: columns.isEmpty ? "t0._id" : columns.joined(separator: ", "), pendingChanges: nil, arguments: &arguments)
+        return try read { db in
+            let statement = try db.cachedStatement(sql: sql)
+            statement.setUncheckedArguments(StatementArguments(arguments))
+            var result: [[String: PropertyValue]] = []
+            try RawStatement.forEachRow(statement, db) { handle in
+                var dictionary: [String: PropertyValue] = [:]
+                for (i, (key, read)) in readers.enumerated() { dictionary[key] = try read(handle, Int32(i)) }
+                result.append(dictionary)
+            }
+            return result
+        }
+    }
+}
