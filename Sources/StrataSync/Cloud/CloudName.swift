@@ -35,6 +35,12 @@ public struct CloudName: Hashable, Comparable, Sendable, CustomStringConvertible
         self.rawValue = rawValue
     }
 
+    /// A name built by StrataSync itself from validated parts (checked in debug builds).
+    init(trusted rawValue: String) {
+        assert(CloudName.problem(in: rawValue) == nil, "not a safe name: \(rawValue)")
+        self.rawValue = rawValue
+    }
+
     /// Why `name` is not a safe name, or `nil` when it is.
     ///
     /// ```swift
