@@ -84,6 +84,9 @@ public struct LocalCloudFileSystem: CloudFileSystem {
         if data.count > limits.maxFileSize {
             throw SyncError(.tooLarge, "\(data.count) bytes is above the limit of \(limits.maxFileSize)", path: path.rawValue)
         }
+        // Resolving the whole path refuses a link at the target that leads outside (the rename
+        // would replace the link, not write through it, but such a link is refused everywhere).
+        _ = try resolve(path)
         let parentLocation = try resolve(parent)
         guard let directory = parentLocation.resolved,
               Self.status(directory, followingLinks: true)?.isDirectory == true else {
