@@ -23,6 +23,11 @@ struct CloudFileSystemConformanceTests {
         try await cloud.upload(Data("x".utf8), to: file)
         #expect(await syncErrorCode { try await cloud.createDirectory(at: file) } == .typeMismatch)
         #expect(await syncErrorCode { try await cloud.createDirectory(at: try file.appending("below")) } == .typeMismatch)
+        let below = try file.appending("below")
+        #expect(try await cloud.fileExists(at: below) == (false, false))
+        #expect(await syncErrorCode { _ = try await cloud.download(from: below) } == .notFound)
+        #expect(await syncErrorCode { try await cloud.upload(Data(), to: below) } == .notFound)
+        #expect(await syncErrorCode { _ = try await cloud.contentsOfDirectory(at: file) } == .typeMismatch)
         #expect(await syncErrorCode { _ = try await cloud.contentsOfDirectory(at: try path("missing")) } == .notFound)
     }
 

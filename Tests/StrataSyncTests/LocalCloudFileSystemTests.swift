@@ -123,3 +123,21 @@ struct LocalCloudFileSystemTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["shared"])
     }
 }
+
+@Suite("LocalCloudFileSystem: stale temporary uploads")
+struct LocalCloudFileSystemCleanupTests {
+    @Test("old temporary uploads are removed; young ones and real files are kept")
+    func staleUploads() async throws {
+        let folder = TemporaryFolder()
+        let cloud = LocalCloudFileSystem(rootDirectory: folder.url)
+        try await cloud.upload(Data("real".utf8), to: try path("real"))
+        let old = folder.path + "/" + LocalCloudFileSystem.temporaryPrefix + "old"
+        let young = folder.path + "/" + LocalCloudFileSystem.temporaryPrefix + "young"
+        #expect(FileManager.default.createFile(atPath: old, contents: Data("half".utf8)))
+        #expect(FileManager.default.createFile(atPath: young, contents: Data("half".utf8)))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7_200)], ofItemAtPath: old)
+        #expect(try await cloud.removeStaleUploads(in: .root, olderThan: .seconds(3_600)) == 1)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(left == [LocalCloudFileSystem.temporaryPrefix + "young", "real"].sorted())
+    }
+}

@@ -55,8 +55,9 @@ extension LocalCloudFileSystem {
             guard Self.isInside(real, root: root) else {
                 throw SyncError(.unsafeName, "a symbolic link leads outside the root", path: path.rawValue)
             }
+            // A file where a directory should be: nothing exists below it.
             if index < path.names.count - 1, !status.isDirectory, Self.status(real, followingLinks: true)?.isDirectory != true {
-                throw SyncError(.typeMismatch, "a file is in the way of a directory", path: path.rawValue)
+                break
             }
             existing = real
             index += 1
