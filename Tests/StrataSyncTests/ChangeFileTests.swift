@@ -72,9 +72,10 @@ struct ChangeFileTests {
 
     @Test("random damage (truncations, flips, splices, garbage) never crashes and always gives a typed error")
     func randomDamage() throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["STRATA_SYNC_FUZZ_SEED"] ?? "") ?? 20_261_123
+        let environment = ProcessInfo.processInfo.environment
+        let seed = UInt64(environment["STRATA_SEED"] ?? "") ?? 20_261_123
         var random = SplitMix64(seed: seed)
-        let rounds = Int(ProcessInfo.processInfo.environment["STRATA_SYNC_FUZZ_ROUNDS"] ?? "") ?? 3_000
+        let rounds = environment["STRATA_LONG"] == "1" ? 200_000 : 3_000
         let original = try sample(payload: Data((0..<400).map { UInt8(truncatingIfNeeded: $0 &* 13) })).encoded()
         var undetected = 0
         for round in 0..<rounds {
