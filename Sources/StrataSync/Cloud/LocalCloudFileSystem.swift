@@ -26,6 +26,7 @@ import Darwin
 public struct LocalCloudFileSystem: CloudFileSystem {
     /// The folder every path is relative to.
     public let rootDirectory: URL
+    /// The caps this folder enforces on uploads, downloads and listings.
     public let limits: CloudLimits
 
     /// The prefix of the temporary names uploads are written under; listings skip them.

@@ -25,6 +25,7 @@ public actor MemoryCloudFileSystem: CloudFileSystem {
         }
     }
 
+    /// The caps this store enforces on uploads, downloads and listings.
     public nonisolated let limits: CloudLimits
     /// The faults injected; change them at any time with ``setFaults(_:)``.
     public private(set) var faults: FaultPlan
