@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataStacks", targets: ["StrataStacks"]),
         .library(name: "StrataFetchedResults", targets: ["StrataFetchedResults"]),
+        .library(name: "StrataSync", targets: ["StrataSync"]),
         .executable(name: "Sandbox", targets: ["Sandbox"]),
     ],
     dependencies: [
@@ -39,6 +40,8 @@ let package = Package(
         // The one seeded generator of the Sandbox and the tests (not a product).
         .target(name: "StrataRandom", swiftSettings: swiftSettings),
         .target(name: "StrataStacks", dependencies: ["Strata"], swiftSettings: swiftSettings),
+        // Ensemble sync over a dumb cloud file store (a folder, WebDAV, S3): no HTTP stack here.
+        .target(name: "StrataSync", dependencies: ["Strata"], swiftSettings: swiftSettings),
         // The Sandbox: scenarios, metrics, heartbeat and report in a library (so tests run
         // small-N scenarios in-process), and a thin executable that parses the command line.
         .target(
@@ -71,6 +74,11 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", "StrataRandom", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StrataSyncTests",
+            dependencies: ["StrataSync", "Strata", "StrataRandom"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

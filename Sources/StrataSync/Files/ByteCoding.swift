@@ -1,0 +1,43 @@
+import Foundation
+
+/// Appends little-endian integers and short strings (for the change-file header).
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func write<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// A string of at most 255 bytes, prefixed with its length.
+    mutating func writeShortString(_ text: String) {
+        let utf8 = Array(text.utf8)
+        write(UInt8(truncatingIfNeeded: utf8.count))
+        bytes.append(contentsOf: utf8.prefix(255))
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote, returning `nil` past the end instead of trapping.
+struct ByteReader {
+    let bytes: [UInt8]
+    private(set) var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    mutating func read<T: FixedWidthInteger>(_: T.Type) -> T? {
+        let size = MemoryLayout<T>.size
+        guard bytes.count - offset >= size else { return nil }
+        var value: T = 0
+        for index in 0..<size { value |= T(bytes[offset + index]) << (8 * index) }
+        offset += size
+        return value
+    }
+
+    mutating func readShortString() -> String? {
+        guard let count = read(UInt8.self), bytes.count - offset >= Int(count) else { return nil }
+        let slice = bytes[offset..<offset + Int(count)]
+        offset += Int(count)
+        return String(validating: slice, as: UTF8.self)
+    }
+}

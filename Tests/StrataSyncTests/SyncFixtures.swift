@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import StrataSync
+
+/// A real temporary directory, removed when the value is released.
+final class TemporaryFolder: Sendable {
+    let url: URL
+
+    init(_ label: String = "sync") {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-\(label)-\(UUID().uuidString)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// The folder's path with its links resolved (`/tmp` may be a link).
+    var path: String { url.path(percentEncoded: false) }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// The backends every conformance test runs against.
+enum Backend: String, CaseIterable, CustomTestStringConvertible {
+    case local, memory
+
+    var testDescription: String { rawValue }
+
+    /// A fresh, empty cloud of this kind; the folder (for `.local`) lives as long as the result.
+    func make(limits: CloudLimits = .standard) -> (cloud: any CloudFileSystem, folder: TemporaryFolder?) {
+        switch self {
+        case .local:
+            let folder = TemporaryFolder("cloud")
+            return (LocalCloudFileSystem(rootDirectory: folder.url, limits: limits), folder)
+        case .memory:
+            return (MemoryCloudFileSystem(limits: limits), nil)
+        }
+    }
+}
+
+/// Runs `body` and returns the `SyncError` code it threw, or `nil` if it did not throw one.
+func syncErrorCode(_ body: () async throws -> Void) async -> SyncError.Code? {
+    do { try await body(); return nil } catch let error as SyncError { return error.code } catch { return nil }
+}
+
+/// The same for synchronous calls.
+func syncErrorCode(_ body: () throws -> Void) -> SyncError.Code? {
+    do { try body(); return nil } catch let error as SyncError { return error.code } catch { return nil }
+}
+
+func path(_ text: String) throws -> CloudPath { try CloudPath(text) }
