@@ -136,6 +136,19 @@ extension FetchedResultsController {
         var placedPaths: [ObjectID: FetchedIndexPath] = [:]
         var placedInOrder = true
         var lastPlacedRow: [Int: Int] = [:]
+        // Placed in sort order (a change set lists its objects in no order): rows arriving
+        // after the existing ones are then each appended with one comparison, and each lands
+        // after the previous one.
+        if placements.count > 1 {
+            let evaluator = index.evaluator
+            var comparisons = 0
+            placements.sort { a, b in
+                guard let va = newValues[a], let vb = newValues[b] else { return false }
+                comparisons += 1
+                return evaluator.compare(va, a, vb, b) < 0
+            }
+            index.statistics.comparisons += comparisons
+        }
         members.reserveCapacity(members.count + placements.count)
         objectKeys.reserveCapacity(objectKeys.count + placements.count)
         for id in placements {
