@@ -136,17 +136,18 @@ extension FetchedResultsController {
         var placedPaths: [ObjectID: FetchedIndexPath] = [:]
         var placedInOrder = true
         var lastPlacedRow: [Int: Int] = [:]
-        // Placed in sort order (a change set lists its objects in no order): rows arriving
-        // after the existing ones are then each appended with one comparison, and each lands
-        // after the previous one.
+        // Placed in sort order (a change set lists its objects in no order): k · log k
+        // comparisons, after which rows arriving after the existing ones are each appended with
+        // one comparison, and each placement lands after the previous one, so its path is final.
         if placements.count > 1 {
             let evaluator = index.evaluator
+            var keyed = placements.compactMap { id in newValues[id].map { (id: id, values: $0) } }
             var comparisons = 0
-            placements.sort { a, b in
-                guard let va = newValues[a], let vb = newValues[b] else { return false }
+            keyed.sort { a, b in
                 comparisons += 1
-                return evaluator.compare(va, a, vb, b) < 0
+                return evaluator.compare(a.values, a.id, b.values, b.id) < 0
             }
+            placements = keyed.map(\.id)
             index.statistics.comparisons += comparisons
         }
         members.reserveCapacity(members.count + placements.count)
