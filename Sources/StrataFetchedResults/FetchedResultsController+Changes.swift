@@ -43,10 +43,18 @@ extension FetchedResultsController {
         for id in changes.deleted where isOurs(id) { touched.insert(id) }
         guard !touched.isEmpty else { return }
         if showsWindow { return handleInWindow(changes, updatedIDs: updatedIDs) }
+        // Objects not held under their current ID (merged inserts, say) are resolved together:
+        // faults grouped so that the first read fetches 500 rows at once, not one per object.
+        let unheld = touched.filter { members[$0] == nil && !changes.deleted.contains($0) }
+        var loaded: [ObjectID: ManagedObject] = [:]
+        if !unheld.isEmpty {
+            let ids = Array(unheld)
+            loaded.reserveCapacity(ids.count)
+            for (id, object) in zip(ids, context.objects(with: ids)) { loaded[id] = object }
+        }
         // An object already held under an older ID (its new ID told before the mapping reached
         // us, e.g. by another observer's follow-up) is re-keyed, never added twice.
-        for id in touched where members[id] == nil && !changes.deleted.contains(id) {
-            let object = context.object(with: id)
+        for (id, object) in loaded {
             if let oldKey = objectKeys[ObjectIdentifier(object)], oldKey != id, let member = members.removeValue(forKey: oldKey) {
                 members[id] = member
                 objectKeys[ObjectIdentifier(object)] = id
@@ -67,14 +75,6 @@ extension FetchedResultsController {
 
         // New membership and sort values.
         var newValues: [ObjectID: [PropertyValue]] = [:]
-        // Objects not held yet (merged inserts, say) are faulted in together: one read per
-        // 500 rows, not one per object.
-        let needed = touched.filter { objects[$0] == nil && !changes.deleted.contains($0) }
-        var loaded: [ObjectID: ManagedObject] = [:]
-        if !needed.isEmpty {
-            let ids = Array(needed)
-            for (id, object) in zip(ids, context.objects(with: ids)) { loaded[id] = object }
-        }
         for id in touched where !changes.deleted.contains(id) {
             let object = objects[id] ?? loaded[id] ?? context.object(with: id)
             guard !object.isDeleted, object.context === context else { continue }
@@ -130,9 +130,35 @@ extension FetchedResultsController {
             index.sections.remove(at: s)
         }
         var madeSections: [[PropertyValue]] = []
+        // Where each placed object went. Those paths are final when every placement landed
+        // after the earlier ones of its section and no section was made (an import appending
+        // in order): then the report needs no search for them.
+        var placedPaths: [ObjectID: FetchedIndexPath] = [:]
+        var placedInOrder = true
+        var lastPlacedRow: [Int: Int] = [:]
+        // Placed in sort order (a change set lists its objects in no order): k · log k
+        // comparisons, after which rows arriving after the existing ones are each appended with
+        // one comparison, and each placement lands after the previous one, so its path is final.
+        if placements.count > 1 {
+            let evaluator = index.evaluator
+            var keyed = placements.compactMap { id in newValues[id].map { (id: id, values: $0) } }
+            var comparisons = 0
+            keyed.sort { a, b in
+                comparisons += 1
+                return evaluator.compare(a.values, a.id, b.values, b.id) < 0
+            }
+            placements = keyed.map(\.id)
+            index.statistics.comparisons += comparisons
+        }
+        members.reserveCapacity(members.count + placements.count)
+        objectKeys.reserveCapacity(objectKeys.count + placements.count)
         for id in placements {
             guard let object = objects[id], let values = newValues[id] else { continue }
-            if index.insert(ResultsIndex.Entry(object: object, id: id, values: values), values: values) { madeSections.append(values) }
+            let (path, made) = index.insert(ResultsIndex.Entry(object: object, id: id, values: values), values: values)
+            if made { madeSections.append(values); placedInOrder = false }
+            if let previous = lastPlacedRow[path.section], path.row <= previous { placedInOrder = false }
+            lastPlacedRow[path.section] = path.row
+            placedPaths[id] = path
             members[id] = Member(object: object, indexedID: id, values: values)
             objectKeys[ObjectIdentifier(object)] = id
         }
@@ -154,13 +180,22 @@ extension FetchedResultsController {
         }
 
         // Report.
+        // An object that stayed keeps its path when nothing was removed or placed.
+        let nothingMoved = removals.isEmpty && placements.isEmpty
         var rows: [FetchedRowChange] = []
+        rows.reserveCapacity(kinds.count)
         for (id, type) in kinds {
             guard let object = objects[id] else { continue }
-            let newPath = type == .delete ? nil : members[id].flatMap { index.locate(object, values: $0.values, id: $0.indexedID) }
+            let newPath: FetchedIndexPath?
+            switch type {
+            case .delete: newPath = nil
+            case .insert where placedInOrder, .move where placedInOrder: newPath = placedPaths[id]
+            case .update where nothingMoved: newPath = oldPaths[id]
+            default: newPath = members[id].flatMap { index.locate(object, values: $0.values, id: $0.indexedID) }
+            }
             rows.append(FetchedRowChange(objectID: id, type: type, indexPath: type == .insert ? nil : oldPaths[id], newIndexPath: newPath))
         }
-        rows.sort(by: Self.reportOrder)
+        Self.sortForReport(&rows)
         guard !suppressing else { return }
         report(FetchedResultsChanges(sections: sectionChanges, rows: rows), objects: objects)
     }
@@ -184,6 +219,24 @@ extension FetchedResultsController {
         }
         section.entries[path.row].id = id
         return true
+    }
+
+    /// Sorts a batch's rows in ``reportOrder(_:_:)`` by precomputed integer keys.
+    static func sortForReport(_ rows: inout [FetchedRowChange]) {
+        func key(_ row: FetchedRowChange) -> (Int, Int, Int) {
+            switch row.type {
+            case .delete:
+                let path = row.indexPath ?? .init(section: 0, row: 0)
+                return (0, -path.section, -path.row)
+            case .insert, .move:
+                let path = row.newIndexPath ?? .init(section: 0, row: 0)
+                return (1, path.section, path.row)
+            case .update:
+                let path = row.newIndexPath ?? .init(section: 0, row: 0)
+                return (2, path.section, path.row)
+            }
+        }
+        rows = rows.map { (key: key($0), row: $0) }.sorted { $0.key < $1.key }.map(\.row)
     }
 
     /// Deletes (last first), then inserts and moves (by new path), then updates.

@@ -14,8 +14,9 @@ public struct FetchedSection<Object: ManagedObject> {
     public var numberOfObjects: Int { entries.count }
     /// The section's objects in order (faults stay faults).
     public var objects: [Object] { entries.compactMap { $0.object as? Object } }
-    /// The IDs of the section's objects in order (the IDs they were sorted with).
-    public var objectIDs: [ObjectID] { entries.map(\.id) }
+    /// The IDs of the section's objects in order, as the objects hold them now (a parent's
+    /// save to the store can make temporary IDs permanent without telling the child's observers).
+    public var objectIDs: [ObjectID] { entries.map(\.object.objectID) }
 }
 
 /// Receives a controller's change reports on its context's queue, once per change batch:
@@ -184,9 +185,10 @@ public final class FetchedResultsController<Object: ManagedObject> {
         return index.locate(object, values: member.values, id: member.indexedID)
     }
 
-    /// The results as section names and object IDs, for diffable data sources (O(n)).
+    /// The results as section names and object IDs (as the objects hold them now), for diffable
+    /// data sources (O(n)).
     public var snapshot: FetchedResultsSnapshot {
-        FetchedResultsSnapshot(sections: index.sections.map { .init(name: $0.name, objectIDs: $0.entries.map(\.id)) })
+        FetchedResultsSnapshot(sections: index.sections.map { .init(name: $0.name, objectIDs: $0.entries.map(\.object.objectID)) })
     }
 
     /// Counts of the work done so far (comparisons, evaluations): how tests prove a change

@@ -1,14 +1,17 @@
 public import Strata
 
 /// Plans the position writes of a manual move in a list ordered by an integer `position`
-/// attribute, with as few writes as possible.
+/// attribute.
 ///
-/// Moving a row first tries one write: the moved object takes a free integer between its new
-/// neighbours (or one past the end). When the neighbours are adjacent integers, the cheaper of
-/// two shifts is used: the run of adjacent positions after the destination moves up by one, or
-/// the run before it moves down by one, until a gap (the moved object's old place is one);
-/// then the moved object takes the freed value. So a move costs at most `|from − to| + 1`
-/// writes and usually one — the fewest among renumberings that shift one contiguous run by one.
+/// Two plans:
+/// - ``spacedWrites(movingFrom:to:count:position:)`` (what ``move(_:from:to:positionKey:)`` and
+///   ``FetchedResultsController/moveObject(from:to:positionKey:)`` use): positions leave room
+///   between neighbours (``spacing``), a move takes the midpoint of its new neighbours — one
+///   write — and a crowded neighbourhood is spread out when a gap runs out, so writes stay
+///   O(1) per move in the common case and the list stays roomy.
+/// - ``writes(movingFrom:to:positions:)``: the fewest writes for this one move when positions
+///   are dense (0, 1, 2, …): shift the shorter run of adjacent positions by one. A dense list
+///   stays dense, so later moves pay again (about a third of the list per random move).
 ///
 /// For example:
 /// ```swift
@@ -31,7 +34,11 @@ public enum PositionRenumbering {
     }
 
     /// The writes that move the row at `source` to `destination` (both indices in the list,
-    /// `destination` as in the list after the move), given the list's positions in order.
+    /// `destination` as in the list after the move), given the list's positions in order:
+    /// one write when an integer is free between the new neighbours (or at either end),
+    /// otherwise the cheaper of shifting the run of adjacent positions after the destination up
+    /// by one or the run before it down by one, until a gap (the moved row's old place is one).
+    /// At most `|from − to| + 1` writes; reads every position.
     ///
     /// For example:
     /// ```swift
@@ -65,9 +72,10 @@ public enum PositionRenumbering {
     }
 
     /// Moves `objects[source]` to `destination` by writing the integer attribute `positionKey`
-    /// of as few objects as possible; `objects` must be in position order. Returns how many
-    /// objects were written. Call it on the objects' context queue, typically inside
-    /// ``FetchedResultsController/performManualReorder(_:)``.
+    /// with the spaced plan (``spacedWrites(movingFrom:to:count:position:)``: one write in the
+    /// common case); `objects` must be in position order. Reads the positions of the rows the
+    /// plan looks at only. Returns how many objects were written. Call it on the objects'
+    /// context queue, typically inside ``FetchedResultsController/performManualReorder(_:)``.
     ///
     /// - Throws: Strata's error if `positionKey` is not an integer attribute.
     ///
@@ -80,54 +88,19 @@ public enum PositionRenumbering {
     /// ```
     @discardableResult
     public static func move(_ objects: [ManagedObject], from source: Int, to destination: Int, positionKey: String) throws -> Int {
-        let positions = objects.map { object -> Int64 in
-            if case .integer(let value) = object.primitiveValue(forKey: positionKey) { return value }
-            return 0
-        }
-        let writes = writes(movingFrom: source, to: destination, positions: positions)
-        for write in writes { try objects[write.index].setValue(write.position, forKey: positionKey) }
+        try apply(spacedWrites(movingFrom: source, to: destination, count: objects.count) { integer(objects[$0], positionKey) },
+                  to: { objects[$0] }, positionKey: positionKey)
+    }
+
+    /// The integer value of `key` in `object` (0 when it is not an integer).
+    static func integer(_ object: ManagedObject, _ key: String) -> Int64 {
+        if case .integer(let value) = object.primitiveValue(forKey: key) { return value }
+        return 0
+    }
+
+    /// Writes each planned position; returns how many.
+    static func apply(_ writes: [Write], to object: (Int) -> ManagedObject, positionKey: String) throws -> Int {
+        for write in writes { try object(write.index).setValue(write.position, forKey: positionKey) }
         return writes.count
-    }
-}
-
-extension FetchedResultsController {
-    /// Runs `body` — where the app moves rows by hand and rewrites their positions, and may
-    /// save — without reporting the resulting changes to the delegate: the UI already shows
-    /// them. The controller still takes the changes in, so afterwards it equals a fresh fetch.
-    /// Unsaved edits made in `body` are taken in by calling `context.processPendingChanges()`
-    /// before it returns, and a later save of the same values is not reported either.
-    ///
-    /// For example:
-    /// ```swift
-    /// try controller.performManualReorder {
-    ///     try PositionRenumbering.move(controller.sections[0].objects, from: 5, to: 0, positionKey: "position")
-    ///     try context.save()
-    /// }
-    /// ```
-    public func performManualReorder<Result>(_ body: () throws -> Result) rethrows -> Result {
-        let wasReordering = isManuallyReordering
-        isManuallyReordering = true
-        defer {
-            context.processPendingChanges()
-            isManuallyReordering = wasReordering
-        }
-        return try body()
-    }
-
-    /// Moves the row at `source` to `destination` within one section by rewriting the integer
-    /// attribute `positionKey` with the fewest writes, as a manual reorder (nothing reported).
-    /// Returns the number of objects written.
-    ///
-    /// For example:
-    /// ```swift
-    /// try controller.moveObject(from: FetchedIndexPath(section: 0, row: 3), to: FetchedIndexPath(section: 0, row: 0), positionKey: "position")
-    /// ```
-    @discardableResult
-    public func moveObject(from source: FetchedIndexPath, to destination: FetchedIndexPath, positionKey: String) throws -> Int {
-        guard source.section == destination.section else { return 0 }
-        let objects: [ManagedObject] = index.sections[source.section].entries.map(\.object)
-        return try performManualReorder {
-            try PositionRenumbering.move(objects, from: source.row, to: destination.row, positionKey: positionKey)
-        }
     }
 }

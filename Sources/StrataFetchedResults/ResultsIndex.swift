@@ -135,19 +135,31 @@ final class ResultsIndex {
         return nil
     }
 
-    /// Inserts an entry at its sorted place, making its section when needed; returns whether
-    /// a section was made.
+    /// Inserts an entry at its sorted place, making its section when needed; returns where it
+    /// went and whether a section was made. An entry that sorts after the section's last one
+    /// (rows arriving in order, as an import appends them) costs one comparison.
     @discardableResult
-    func insert(_ entry: Entry, values: [PropertyValue]) -> Bool {
+    func insert(_ entry: Entry, values: [PropertyValue]) -> (path: FetchedIndexPath, madeSection: Bool) {
         let (s, found) = sectionIndex(for: values)
         var made = false
         if !found {
             sections.insert(Section(name: sectionName(for: values[0]), key: values[0]), at: s)
             made = true
         }
-        let (r, _) = row(for: values, id: entry.id, in: sections[s])
-        sections[s].entries.insert(entry, at: r)
-        return made
+        let section = sections[s]
+        let r: Int
+        if let last = section.entries.indices.last {
+            statistics.comparisons += 1
+            if evaluator.compare(values, entry.id, self.values(at: last, in: section), section.entries[last].id) > 0 {
+                r = section.entries.count
+            } else {
+                r = row(for: values, id: entry.id, in: section).index
+            }
+        } else {
+            r = 0
+        }
+        section.entries.insert(entry, at: r)
+        return (FetchedIndexPath(section: s, row: r), made)
     }
 
     /// The current index path of an entry sorted by (`values`, `id`) after all mutations.
