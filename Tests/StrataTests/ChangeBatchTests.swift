@@ -131,3 +131,26 @@ import Testing
 private func slot(_ name: String, of id: ObjectID) -> Int {
     id.entity.relationships.firstIndex { $0.name == name } ?? -1
 }
+
+/// A root context merging another root's save keeps nothing of that save's temporary IDs.
+@Suite struct ForeignPermanentIDTests {
+    @Test func rootIgnoresTemporaryIDsItNeverHeld() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer) = try await makeStore(dir)
+        let main = ObjectContext(.privateQueue, coordinator: coordinator)
+        main.automaticallyMergesChangesFromParent = true
+        let merged = Received<ChangeSet>()
+        let token = main.observeChanges { merged.append($0) }
+        let id = try await writer.perform { () throws -> ObjectID in
+            let tag = writer.insert(Tag.self)
+            try writer.save()
+            return tag.objectID
+        }
+        try await main.perform {}   // the merge was queued before this block
+        let changes = try #require(merged.all.first)
+        #expect(changes.permanentIDs.count == 1 && changes.inserted == [id])
+        let (remembered, fetched) = try await main.perform { (main.permanentIDByTemporary.count, try main.fetch(FetchRequest<Tag>()).map(\.objectID)) }
+        #expect(remembered == 0 && fetched == [id])
+        _ = token
+    }
+}

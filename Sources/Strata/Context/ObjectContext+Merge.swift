@@ -119,6 +119,15 @@ extension ObjectContext {
 
     /// Replaces temporary IDs by permanent ones: in the registry, in objects, in unresolved to-ones.
     func applyPermanentIDs(_ mapping: [ObjectID: ObjectID]) {
+        var mapping = mapping
+        // A root context reads only the store, so the only temporary IDs it can hold are its
+        // own registered objects': another context's new IDs (an importer's save merged into
+        // the main context) concern nothing here, and walking every object for them would make
+        // each merge cost O(registered objects).
+        if parent == nil {
+            mapping = mapping.filter { registered[$0.key] != nil }
+            if mapping.isEmpty { return }
+        }
         permanentIDByTemporary.merge(mapping) { _, new in new }
         var touched = false
         var displaced: [ObjectIdentifier: ManagedObject] = [:]   // an instance under the new ID already → the kept one
