@@ -9,16 +9,7 @@ extension ObjectContext {
             updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, $0.changedValues) }),
             deleted: Set(batch.deleted.map(\.id)))
         try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self) }
-        let saved = Array(inserted) + Array(updated)
-        for object in inserted { object.lifecycle.isInserted = false }
-        for object in saved { object.clearChanges() }
-        forget(Array(deleted))
-        let all = saved + Array(deleted)
-        inserted.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
-        clearPendingIfNone()
-        for object in all { object.didSave() }
+        finishSave(forgetting: Array(deleted))
         publish(changes)
     }
 

@@ -126,14 +126,20 @@ extension ObjectContext {
                 adoptRowRelations(object, previous: previous)
             }
         }
+        finishSave(forgetting: deleted.filter { !outcome.undeleted.contains($0.objectID) } + gone)
+    }
+
+    /// The one end of a save, to the store or into a parent: nothing is pending any more,
+    /// `gone` objects are forgotten, and every saved object hears `didSave()`.
+    func finishSave(forgetting gone: [ManagedObject]) {
         let saved = Array(inserted) + Array(updated) + Array(deleted)
+        for object in inserted { object.lifecycle.isInserted = false }
         for object in saved { object.clearChanges() }
-        let deletedNow = Array(deleted).filter { !outcome.undeleted.contains($0.objectID) }
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
         clearPendingIfNone()
-        forget(deletedNow + gone)
+        forget(gone)
         for object in saved { object.didSave() }
     }
 
