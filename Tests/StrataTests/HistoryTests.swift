@@ -116,12 +116,38 @@ import Testing
         let kept = try coordinator.history(after: nil)
         #expect(kept.map(\.token) == [all[2].token] && kept[0].changes.count == all[2].changes.count)
         try coordinator.close()
-        // The pruned transactions' changes and members went with them (foreign keys cascade).
+        // The pruned transactions' members went with them (foreign keys cascade).
         let db = try DatabaseQueue(path: dir.file().path)
-        let (changes, members) = try await db.read { db in
-            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM _strata_history_changes") ?? -1,
+        let (transactions, members) = try await db.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM _strata_history") ?? -1,
              try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM _strata_history_members") ?? -1)
         }
-        #expect(changes == all[2].changes.count && members == 2)
+        #expect(transactions == 1 && members == 2)
+    }
+
+    @Test func payloadRoundTripsAndRefusesDamage() throws {
+        var payload = HistoryPayload()
+        let entries = [HistoryPayload.Entry(entity: "Note", key: 1, operation: .insert, keys: []),
+                       HistoryPayload.Entry(entity: "Note", key: Int64.max, operation: .update, keys: ["title", "folder"]),
+                       HistoryPayload.Entry(entity: "Tag", key: -5, operation: .delete, keys: [])]
+        for entry in entries { _ = payload.append(entity: entry.entity, key: entry.key, entry.operation, keys: entry.keys) }
+        let bytes = payload.bytes
+        #expect(HistoryPayload.entries(of: bytes) == entries)
+        for cut in 0..<bytes.count { #expect(HistoryPayload.entries(of: Array(bytes[..<cut])) == nil) }
+        #expect(HistoryPayload.entries(of: [2] + bytes.dropFirst()) == nil)      // a later format
+        #expect(HistoryPayload.entries(of: bytes + [0]) == nil)                  // trailing bytes
+    }
+
+    @Test func aDamagedRecordIsATypedError() async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await openRecording(dir)
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform { _ = context.insert(Tag.self); try context.save() }
+        try coordinator.close()
+        let db = try DatabaseQueue(path: dir.file().path)
+        try await db.write { db in try db.execute(sql: "UPDATE _strata_history SET changes = x'01ff'") }
+        try db.close()
+        let reopened = try await openRecording(dir)
+        do { _ = try reopened.history(after: nil); Issue.record("read a damaged record") } catch { #expect(error.code == .corruptStore) }
     }
 }

@@ -1,24 +1,22 @@
 import GRDB
 
 /// The tables of a store's change history (see ``StoreOptions/recordsHistory``): one row per
-/// transaction, one per object it changed, and for those the many-to-many members added or
-/// removed and the unique values of deleted objects (tombstones).
+/// transaction with its changes packed (``HistoryPayload``), and rows for the many-to-many
+/// members added or removed and the unique values of deleted objects (tombstones), which
+/// name their change by its position in the transaction.
 enum HistoryTables {
     static let transactions = "_strata_history"
-    static let changes = "_strata_history_changes"
     static let members = "_strata_history_members"
     static let tombstones = "_strata_history_tombstones"
     /// The metadata key that turns recording on for every coordinator on the file.
     static let enabledKey = "recordsHistory"
 
     static let createStatements = [
-        "CREATE TABLE IF NOT EXISTS \(transactions) (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL, kind TEXT NOT NULL, author TEXT, context TEXT)",
-        "CREATE TABLE IF NOT EXISTS \(changes) (id INTEGER PRIMARY KEY AUTOINCREMENT, transaction_id INTEGER NOT NULL REFERENCES \(transactions)(id) ON DELETE CASCADE, entity TEXT NOT NULL, key INTEGER NOT NULL, operation INTEGER NOT NULL, keys TEXT)",
-        "CREATE INDEX IF NOT EXISTS \(changes)_transaction ON \(changes)(transaction_id)",
-        "CREATE TABLE IF NOT EXISTS \(members) (change_id INTEGER NOT NULL REFERENCES \(changes)(id) ON DELETE CASCADE, relationship TEXT NOT NULL, member INTEGER NOT NULL, added INTEGER NOT NULL)",
-        "CREATE INDEX IF NOT EXISTS \(members)_change ON \(members)(change_id)",
-        "CREATE TABLE IF NOT EXISTS \(tombstones) (change_id INTEGER NOT NULL REFERENCES \(changes)(id) ON DELETE CASCADE, attribute TEXT NOT NULL, value)",
-        "CREATE INDEX IF NOT EXISTS \(tombstones)_change ON \(tombstones)(change_id)",
+        "CREATE TABLE IF NOT EXISTS \(transactions) (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL, kind TEXT NOT NULL, author TEXT, context TEXT, changes BLOB NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS \(members) (transaction_id INTEGER NOT NULL REFERENCES \(transactions)(id) ON DELETE CASCADE, change_index INTEGER NOT NULL, relationship TEXT NOT NULL, member INTEGER NOT NULL, added INTEGER NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS \(members)_transaction ON \(members)(transaction_id)",
+        "CREATE TABLE IF NOT EXISTS \(tombstones) (transaction_id INTEGER NOT NULL REFERENCES \(transactions)(id) ON DELETE CASCADE, change_index INTEGER NOT NULL, attribute TEXT NOT NULL, value)",
+        "CREATE INDEX IF NOT EXISTS \(tombstones)_transaction ON \(tombstones)(transaction_id)",
     ]
 
     /// Whether the store records history: turned on (for good, for every coordinator on the

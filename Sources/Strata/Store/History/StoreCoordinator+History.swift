@@ -67,48 +67,49 @@ private struct HistoryReader {
 
     func transactions(after first: Int64, limit: Int?, _ db: Database) throws -> [HistoryTransaction] {
         var heads: [(id: Int64, timestamp: Double, kind: String, author: String?, context: String?)] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, timestamp, kind, author, context FROM \(HistoryTables.transactions) WHERE id > ? ORDER BY id LIMIT ?",
+        var changes: [Int64: [PartialChange?]] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, timestamp, kind, author, context, changes FROM \(HistoryTables.transactions) WHERE id > ? ORDER BY id LIMIT ?",
                                        arguments: [first, limit ?? -1])
-        while let row = try rows.next() { heads.append((row[0], row[1], row[2], row[3], row[4])) }
-        guard let last = heads.last?.id else { return [] }
-        let range: StatementArguments = [first, last]
-        var changesByTransaction: [Int64: [(id: Int64, change: PartialChange)]] = [:]
-        let changeRows = try Row.fetchCursor(db, sql: "SELECT id, transaction_id, entity, key, operation, keys FROM \(HistoryTables.changes) WHERE transaction_id > ? AND transaction_id <= ? ORDER BY id", arguments: range)
-        var changeIDs: [Int64: (transaction: Int64, index: Int)] = [:]
-        while let row = try changeRows.next() {
-            guard let entity = model.entity(named: row[2]), let operation = HistoryChange.Operation(rawValue: row[4]) else { continue }
-            let keys: String? = row[5]
-            let change = PartialChange(objectID: ObjectID(entity: entity, key: row[3]), operation: operation,
-                                       updatedKeys: Set((keys ?? "").split(separator: ",").map(String.init)))
-            let transaction: Int64 = row[1]
-            changeIDs[row[0]] = (transaction, changesByTransaction[transaction, default: []].count)
-            changesByTransaction[transaction, default: []].append((row[0], change))
-        }
-        let memberRows = try Row.fetchCursor(db, sql: "SELECT m.change_id, m.relationship, m.member, m.added FROM \(HistoryTables.members) m JOIN \(HistoryTables.changes) c ON c.id = m.change_id WHERE c.transaction_id > ? AND c.transaction_id <= ? ORDER BY m.rowid", arguments: range)
-        while let row = try memberRows.next() {
-            guard let place = changeIDs[row[0]] else { continue }
-            let name: String = row[1]
-            let owner = changesByTransaction[place.transaction]![place.index].change.objectID.entity
-            guard case .relationship(let slot)? = owner.propertyIndex[name] else { continue }
-            let member = ObjectID(entity: model.entities[owner.relationships[slot].destinationIndex], key: row[2])
-            if row[3] as Bool {
-                changesByTransaction[place.transaction]![place.index].change.added[name, default: []].append(member)
-            } else {
-                changesByTransaction[place.transaction]![place.index].change.removed[name, default: []].append(member)
+        while let row = try rows.next() {
+            let id: Int64 = row[0]
+            let blob: Data = row[5]
+            guard let entries = HistoryPayload.entries(of: [UInt8](blob)) else {
+                throw StrataError(.corruptStore, "History transaction \(id) cannot be read: its changes are damaged or of a later format.")
+            }
+            heads.append((id, row[1], row[2], row[3], row[4]))
+            // Entities the model no longer has (a migration removed them) stay as gaps, so that
+            // members and tombstones still find their change by position.
+            changes[id] = entries.map { entry in
+                guard let entity = model.entity(named: entry.entity) else { return nil }
+                return PartialChange(objectID: ObjectID(entity: entity, key: entry.key), operation: entry.operation, updatedKeys: Set(entry.keys))
             }
         }
-        let tombstones = try db.cachedStatement(sql: "SELECT t.change_id, t.attribute, t.value FROM \(HistoryTables.tombstones) t JOIN \(HistoryTables.changes) c ON c.id = t.change_id WHERE c.transaction_id > ? AND c.transaction_id <= ? ORDER BY t.rowid")
+        guard let last = heads.last?.id else { return [] }
+        let range: StatementArguments = [first, last]
+        let memberRows = try Row.fetchCursor(db, sql: "SELECT transaction_id, change_index, relationship, member, added FROM \(HistoryTables.members) WHERE transaction_id > ? AND transaction_id <= ? ORDER BY rowid", arguments: range)
+        while let row = try memberRows.next() {
+            let transaction: Int64 = row[0], index: Int = row[1], name: String = row[2]
+            guard let list = changes[transaction], index >= 0, index < list.count, let change = list[index],
+                  case .relationship(let slot)? = change.objectID.entity.propertyIndex[name] else { continue }
+            let member = ObjectID(entity: model.entities[change.objectID.entity.relationships[slot].destinationIndex], key: row[3])
+            if row[4] as Bool {
+                changes[transaction]![index]!.added[name, default: []].append(member)
+            } else {
+                changes[transaction]![index]!.removed[name, default: []].append(member)
+            }
+        }
+        let tombstones = try db.cachedStatement(sql: "SELECT transaction_id, change_index, attribute, value FROM \(HistoryTables.tombstones) WHERE transaction_id > ? AND transaction_id <= ? ORDER BY rowid")
         tombstones.setUncheckedArguments(range)
         try RawStatement.forEachRow(tombstones, db) { handle in
-            guard let place = changeIDs[sqlite3_column_int64(handle, 0)], let name = RawStatement.text(handle, 1) else { return }
-            let entity = changesByTransaction[place.transaction]![place.index].change.objectID.entity
-            guard case .attribute(let i)? = entity.propertyIndex[name] else { return }
-            changesByTransaction[place.transaction]![place.index].change.tombstone[name] = RawStatement.value(handle, 2, type: entity.attributes[i].type)
+            let transaction = sqlite3_column_int64(handle, 0), index = Int(sqlite3_column_int64(handle, 1))
+            guard let list = changes[transaction], index >= 0, index < list.count, let change = list[index],
+                  let name = RawStatement.text(handle, 2), case .attribute(let i)? = change.objectID.entity.propertyIndex[name] else { return }
+            changes[transaction]![index]!.tombstone[name] = RawStatement.value(handle, 3, type: change.objectID.entity.attributes[i].type)
         }
         return heads.map { head in
             HistoryTransaction(token: HistoryToken(rawValue: head.id), timestamp: Date(timeIntervalSince1970: head.timestamp),
                                kind: HistoryTransaction.Kind(rawValue: head.kind) ?? .save, author: head.author, contextName: head.context,
-                               changes: (changesByTransaction[head.id] ?? []).map(\.change.finished))
+                               changes: (changes[head.id] ?? []).compactMap { $0?.finished })
         }
     }
 }
