@@ -162,14 +162,8 @@ extension ObjectContext {
         // moved the committed value (to what the store now says) without its partners' sides.
         var restoredToOnes: [(object: ManagedObject, index: Int, target: ObjectID?, previous: ObjectID?)] = []
         for object in touched {
-            if let committed = object.committedAttributes { object.attributeValues = committed }
-            for (index, value) in object.committedRelations {
-                let previous = object.relationValues[index].loadedToOneTarget
-                object.relationValues[index] = value
-                if let target = value.loadedToOneTarget { restoredToOnes.append((object, index, target, previous ?? nil)) }
-            }
+            for restored in object.revertChanges() { restoredToOnes.append((object, restored.index, restored.target, restored.previous)) }
             object.lifecycle.isDeleted = false
-            object.clearChanges()
         }
         let droppedInserts = Array(inserted)
         inserted.removeAll()
@@ -210,9 +204,7 @@ extension ObjectContext {
         guard object.storageOwner === self, !object.lifecycle.isInserted else { return }
         if !mergeChanges || !object.lifecycle.hasChanges {
             if object.lifecycle.hasChanges {
-                if let committed = object.committedAttributes { object.attributeValues = committed }
-                for (index, value) in object.committedRelations { object.relationValues[index] = value }
-                object.clearChanges()
+                _ = object.revertChanges()
                 updated.remove(object)
             }
             object.lifecycle.isFault = true
@@ -234,16 +226,5 @@ extension ObjectContext {
         }
         object.committedAttributes = row.attributes
         object.rowVersion = row.version
-    }
-}
-
-extension ManagedObject {
-    /// Forgets change tracking after a save or rollback.
-    func clearChanges() {
-        committedAttributes = nil
-        committedRelations.removeAll()
-        changedProperties.removeAll()
-        lifecycle.hasChanges = false
-        for (slot, error) in valueErrors where error.code != .undecodableValue { valueErrors[slot] = nil }
     }
 }

@@ -1,4 +1,5 @@
-/// An object's storage seen as changes: what a save or a push hands on (see ``ChangeBatch``).
+/// An object's storage as a small API: its changes as values (what a save or a push hands on,
+/// see ``ChangeBatch``), taking a row, reverting, and forgetting changes once saved.
 extension ManagedObject {
     /// The object as an insert: every attribute and relationship.
     final func insertChange() -> ObjectChange {
@@ -35,6 +36,30 @@ extension ManagedObject {
     /// The object as a delete, with its last saved values.
     final func deletion() -> ObjectDeletion {
         ObjectDeletion(id: objectID, version: rowVersion, values: committedAttributes ?? attributeValues)
+    }
+
+    /// Forgets change tracking after a save or rollback: the current values become the saved ones.
+    final func clearChanges() {
+        committedAttributes = nil
+        committedRelations.removeAll()
+        changedProperties.removeAll()
+        lifecycle.hasChanges = false
+        for (slot, error) in valueErrors where error.code != .undecodableValue { valueErrors[slot] = nil }
+    }
+
+    /// Puts back the values and relationships as last saved or fetched and forgets the change
+    /// tracking. Returns the loaded to-ones restored, with the targets they replace (their
+    /// partners' inverse sides must follow).
+    final func revertChanges() -> [(index: Int, target: ObjectID?, previous: ObjectID?)] {
+        if let committed = committedAttributes { attributeValues = committed }
+        var restored: [(index: Int, target: ObjectID?, previous: ObjectID?)] = []
+        for (index, value) in committedRelations {
+            let previous = relationValues[index].loadedToOneTarget
+            relationValues[index] = value
+            if let target = value.loadedToOneTarget { restored.append((index, target, previous ?? nil)) }
+        }
+        clearChanges()
+        return restored
     }
 
     /// Takes the values, relationships and version of `row` (a read, or the row a save left).
