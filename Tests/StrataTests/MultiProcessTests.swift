@@ -100,7 +100,9 @@ import Testing
     /// Holds the write lock of `store` from another connection (as another process would)
     /// while `body` runs, for `seconds` at least.
     func holdingWriteLock(_ store: String, seconds: Double, _ body: () async throws -> Void) async throws {
-        let queue = try DatabaseQueue(path: store)
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true  // the transaction spans two accesses on purpose
+        let queue = try DatabaseQueue(path: store, configuration: configuration)
         defer { try? queue.close() }
         try await queue.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
         let start = Date()
