@@ -55,6 +55,8 @@ let package = Package(
             path: "Sandbox/SandboxKit",
             swiftSettings: swiftSettings
         ),
+        // A child process for the multi-process and crash tests (Tests/StrataTests/MultiProcessTests.swift); not a product.
+        .executableTarget(name: "StrataProcessProbe", dependencies: ["Strata"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "Sandbox",
             dependencies: ["SandboxKit", "StrataStacks", .product(name: "ArgumentParser", package: "swift-argument-parser")],

@@ -54,6 +54,9 @@ public struct StrataError: Error, CustomStringConvertible, Sendable {
         public static let unencodableValue = Code(rawValue: "unencodableValue")
         /// A save would overwrite changes made by someone else since the object was read.
         public static let conflict = Code(rawValue: "conflict")
+        /// Another connection or process held the store's write lock for longer than
+        /// ``StoreOptions/busyTimeout``; nothing was written and the context keeps its changes.
+        public static let storeBusy = Code(rawValue: "storeBusy")
         /// The object (or its row) does not exist.
         public static let objectNotFound = Code(rawValue: "objectNotFound")
         /// A fetch request or other argument is not usable (unknown key, wrong entity).

@@ -77,6 +77,9 @@ extension StoreCoordinator {
             if db.resultCode == .SQLITE_CORRUPT || db.resultCode == .SQLITE_NOTADB {
                 return StrataError(.corruptStore, "The store is damaged: \(db.message ?? "")", sql: sql ?? db.sql, underlying: db)
             }
+            if db.resultCode == .SQLITE_BUSY {
+                return StrataError(.storeBusy, "Another connection or process kept the store locked for longer than the busy timeout; nothing was written. Save again.", sql: sql ?? db.sql, underlying: db)
+            }
             return StrataError(.storeFailure, "SQLite: \(db.message ?? "\(db.resultCode)")", sql: sql ?? db.sql, underlying: db)
         }
         return StrataError(.storeFailure, "\(error)", underlying: error)

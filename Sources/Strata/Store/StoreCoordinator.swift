@@ -43,10 +43,28 @@ public final class StoreCoordinator: Sendable {
     /// ```
     public var mainQueueWrites: Int { mainQueueWriteCount.load(ordering: .relaxed) }
 
+    /// The `PRAGMA data_version` of the writer connection when last checked (see
+    /// ``hasExternalChanges()``).
+    let lastDataVersion = Mutex<Int64?>(nil)
+
     /// Runs a write transaction, counting it when it runs on the main queue.
+    ///
+    /// Another connection or process holding the write lock makes SQLite wait in its busy
+    /// handler (up to ``StoreOptions/busyTimeout``); a busy result that still arrives before
+    /// that deadline is retried after a short pause, so a save fails with `.storeBusy` only
+    /// once the lock has been held elsewhere for the whole timeout. `body` runs again on a
+    /// retry: the failed attempt's transaction was rolled back.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         if MainQueue.isCurrent { mainQueueWriteCount.add(1, ordering: .relaxed) }
-        return try database.write(body)
+        let timeout: Double = if case .sqlite(_, let options) = store { options.busyTimeout } else { 0 }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while true {
+            do {
+                return try database.write(body)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010))
+            }
+        }
     }
 
     /// Opens (creating if needed) the store described by `store` for `model`.
@@ -79,6 +97,7 @@ public final class StoreCoordinator: Sendable {
         self.database = database
         self.storeIdentifier = identifier
         self.sqlRecorder = recorder
+        _ = try? hasExternalChanges()  // the baseline: changes from now on count
     }
 
     private static func open(model: ObjectModel, store: StoreDescription, recorder: SQLRecorder) throws(StrataError) -> (any DatabaseWriter, UUID) {

@@ -1,0 +1,31 @@
+import GRDB
+
+extension StoreCoordinator {
+    /// Whether another connection committed to the store since the last call (or since this
+    /// coordinator opened): another process, or another coordinator on the same file. Saves
+    /// through this coordinator do not count; its own contexts already hear of them.
+    ///
+    /// Cheap enough to poll (one `PRAGMA data_version` on the writer connection): when it says
+    /// `true`, read what changed with ``history(after:limit:)`` (a store that records history)
+    /// or refetch, and refresh the contexts (docs/reliability.md says how).
+    ///
+    /// For example:
+    /// ```swift
+    /// if try coordinator.hasExternalChanges() {
+    ///     for transaction in try coordinator.history(after: token) { token = transaction.token }
+    ///     try await context.perform { context.reset() }   // or refresh the objects on screen
+    /// }
+    /// ```
+    public func hasExternalChanges() throws(StrataError) -> Bool {
+        let version: Int64
+        do {
+            version = try database.writeWithoutTransaction { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+        } catch {
+            throw Self.storeError(error, sql: "PRAGMA data_version")
+        }
+        return lastDataVersion.withLock { last in
+            defer { last = version }
+            return last.map { $0 != version } ?? false
+        }
+    }
+}

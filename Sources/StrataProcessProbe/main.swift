@@ -1,0 +1,68 @@
+// StrataProcessProbe: one role of a multi-process test, run as a child process by
+// Tests/StrataTests/MultiProcessTests.swift (not a product). Each role opens the store with the
+// probe's model and writes one line to stdout per event the test checks.
+//
+//   writer <store> <writerID> <count> [policy]   saves `count` times; "ack <writer> <seq> <token>" after each,
+//                                                 "failed <code> hasChanges=<bool>" if a save throws
+//   reader <store> <seconds>                      checks invariants while others write; exit 1 on a violation
+//   edit <store> <policy> <writerID> <label>      reads the shared row, "ready", waits for a line, saves once
+//   watch <store> <seconds>                       saves once, "own <bool>", "ready", then "external" when another process saves
+//
+// STRATA_BUSY_TIMEOUT in the environment sets StoreOptions.busyTimeout (seconds).
+// Exit status: 0 done, 1 an invariant was violated, 2 a Strata error, 64 bad usage.
+import Foundation
+import Strata
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+/// Writes a line to stdout unbuffered (one `write`), so a parent reading a pipe sees it at
+/// once and a kill right after loses nothing already acknowledged.
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Writes to stderr and exits with `status`.
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(status)
+}
+
+func openStore(_ path: String) async -> StoreCoordinator {
+    do {
+        let model = try ProbeModel.make()
+        var options = StoreOptions()
+        if let timeout = ProcessInfo.processInfo.environment["STRATA_BUSY_TIMEOUT"].flatMap(Double.init) { options.busyTimeout = timeout }
+        return try await StoreCoordinator(model: model, store: .sqlite(URL(fileURLWithPath: path), options: options))
+    } catch {
+        fail("open \(path): \(error)", status: 2)
+    }
+}
+
+func policy(named name: String) -> MergePolicy {
+    guard let policy = MergePolicy(rawValue: name) else { fail("unknown merge policy \(name)", status: 64) }
+    return policy
+}
+
+switch (arguments.first, arguments.count) {
+case ("writer", 4), ("writer", 5):
+    guard let count = Int(arguments[3]), count > 0, ProbeModel.writerIDs.contains(arguments[2]) else {
+        fail("usage: writer <store> <a|b|c|d> <count> [policy]", status: 64)
+    }
+    let coordinator = await openStore(arguments[1])
+    let chosen = arguments.count == 5 ? policy(named: arguments[4]) : .mergeByPropertyObjectTrump
+    await WriterRole(coordinator: coordinator, writer: arguments[2], count: count, policy: chosen).run()
+case ("reader", 3):
+    guard let seconds = Double(arguments[2]) else { fail("usage: reader <store> <seconds>", status: 64) }
+    let coordinator = await openStore(arguments[1])
+    await ReaderRole(coordinator: coordinator, seconds: seconds).run()
+case ("edit", 5):
+    guard ProbeModel.writerIDs.contains(arguments[3]) else { fail("usage: edit <store> <policy> <a|b|c|d> <label>", status: 64) }
+    let coordinator = await openStore(arguments[1])
+    await EditRole(coordinator: coordinator, policy: policy(named: arguments[2]), writer: arguments[3], label: arguments[4]).run()
+case ("watch", 3):
+    guard let seconds = Double(arguments[2]) else { fail("usage: watch <store> <seconds>", status: 64) }
+    let coordinator = await openStore(arguments[1])
+    await WatchRole(coordinator: coordinator, seconds: seconds).run()
+default:
+    fail("usage: StrataProcessProbe writer|reader|edit|watch …", status: 64)
+}
