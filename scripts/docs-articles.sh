@@ -9,8 +9,8 @@
 #                                      extra (CI runs this through scripts/docs.sh)
 #
 # What changes on the way: a generated-file comment under the title; links to other pages
-# (`[text](page.md#part)`) become DocC links (`<doc:page#part>`) inside one catalog, or links
-# to the other module's page in the combined archive; README's quick start becomes the article
+# (`[text](page.md#part)`) become DocC links (`<doc:page#part>`) inside one catalog, or name
+# the page and its module when it is in another catalog (DocC cannot link there); README's quick start becomes the article
 # getting-started (its `###` sections become `##`). Needs bash and perl.
 set -euo pipefail
 
@@ -69,6 +69,15 @@ render() {
     fi | module="$module" source="$source" perl -0777 -pe '
         my %module_of = map { split /=/ } split /,/, $ENV{page_modules};
         my $module = $ENV{module};
+        # The title of docs/PAGE.md without a trailing "(…)": "Sync (`StrataSync`)" is "Sync".
+        sub page_title {
+            my ($page) = @_;
+            local $/ = "\n";
+            open(my $file, "<", "docs/$page.md") or die "docs-articles: docs/$page.md: $!\n";
+            my $title = <$file>;
+            $title =~ s/^#\s+//; $title =~ s/\s*\([^)]*\)\s*$//; $title =~ s/\s+$//;
+            return $title;
+        }
         # GitHub names a heading "the-sqlite-file", DocC "The-SQLite-file": find the heading.
         sub docc_anchor {
             my ($page, $part) = @_;
@@ -85,6 +94,8 @@ render() {
             }
             die "docs-articles: $ENV{source} links to $page.md$part, which has no such heading\n";
         }
+        # DocC shows backticks in titles as they are: "Sync (`StrataSync`)" becomes "Sync (StrataSync)".
+        s{\A(# [^\n]*)}{ (my $title = $1) =~ s/`//g; $title }e;
         # The generated-file note goes under the title (DocC wants the title first).
         s/\A(# [^\n]*\n)/$1\n<!-- Generated from $ENV{source} by scripts\/docs-articles.sh: edit that file, not this one. -->\n/;
         # [text](docs/page.md#part) and [text](page.md#part); the text may span lines.
@@ -95,8 +106,17 @@ render() {
             $part = docc_anchor($page, $part) if $part ne "";
             if ($target eq $module && $text =~ m{\A(?:docs/)?[a-z0-9-]+\.md\z}) { "<doc:$page$part>" }
             elsif ($target eq $module) { "[$text](<doc:$page$part>)" }
-            else { "[$text](../" . lc($target) . "/$page$part)" }
+            else {
+                # DocC drops links into another module of the combined archive (only a
+                # dependency could be linked, and only with experimental flags): name the page.
+                "*" . page_title($page) . "* in the `$target` documentation"
+            }
         }ge;
+        # [text](#part): a heading of this page.
+        if ($ENV{source} =~ m{^docs/([a-z0-9-]+)\.md$}) {
+            my $self = $1;
+            s{\[([^\]]*)\]\((#[^)]*)\)}{"[$1](<doc:$self" . docc_anchor($self, $2) . ">)"}ge;
+        }
         # Links to files outside docs/ (CHANGELOG.md, scripts) have no page in the archive.
         s{\[([^\]]*)\]\((?!https?:|<doc:|\.\./|#)[^)]*\)}{$1}g;
     '
