@@ -37,7 +37,7 @@ public struct StoreOptions: Sendable, Hashable {
     /// Keep a history of every change in the store, written in the same transaction as the
     /// change (Core Data's persistent history): saves of every context and coordinator on the
     /// file and batch requests. Once on, it stays on for the file (every coordinator records).
-    /// Read it with ``StoreCoordinator/history(after:)``. See docs/history.md.
+    /// Read it with ``StoreCoordinator/history(after:limit:)``. See docs/history.md.
     public var recordsHistory = false
 
     /// Default options: 5 s busy timeout, no SQL log, automatic lightweight migration.
