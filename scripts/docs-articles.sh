@@ -33,6 +33,7 @@ Strata predicates
 Strata batch-requests
 Strata history
 Strata migration
+Strata reliability
 Strata architecture
 Strata performance
 StrataStacks choosing-a-stack
