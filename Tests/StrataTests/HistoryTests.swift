@@ -150,4 +150,17 @@ import Testing
         let reopened = try await openRecording(dir)
         do { _ = try reopened.history(after: nil); Issue.record("read a damaged record") } catch { #expect(error.code == .corruptStore) }
     }
+
+    @Test func anUnknownTransactionKindIsATypedError() async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await openRecording(dir)
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform { _ = context.insert(Tag.self); try context.save() }
+        try coordinator.close()
+        let db = try DatabaseQueue(path: dir.file().path)
+        try await db.write { db in try db.execute(sql: "UPDATE _strata_history SET kind = 'teleport'") }
+        try db.close()
+        let reopened = try await openRecording(dir)
+        do { _ = try reopened.history(after: nil); Issue.record("read an unknown kind") } catch { #expect(error.code == .corruptStore) }
+    }
 }

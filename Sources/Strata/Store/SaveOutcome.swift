@@ -16,6 +16,12 @@ struct SaveOutcome: Sendable {
     /// Rows whose foreign key still pointed at a deleted row, set to NULL: (row, key, new version).
     var nullified: [(ObjectID, String, Int64)] = []
 
+    /// Gives the insert at `position` of the batch (ID `id`) the row key `key`.
+    mutating func assign(_ key: Int64, to id: ObjectID, at position: Int) {
+        assignedKeys[id] = key
+        if id.isTemporary { insertedKeys[position] = key }   // an ID already permanent stays as it is
+    }
+
     /// The ID an object of the batch has after the save (permanent for an insert).
     func savedID(of id: ObjectID) -> ObjectID {
         guard id.isTemporary, let key = assignedKeys[id] else { return id }

@@ -64,7 +64,7 @@ extension SaveTransaction {
     /// object of the saving context, the inserted object becomes that row — updated with our
     /// values under object-trump and overwrite, taken as it is under store-trump and rollback.
     /// Returns false when it cannot (the caller reports the conflict).
-    func adoptExistingRow(for change: ObjectChange, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws -> Bool {
+    func adoptExistingRow(for change: ObjectChange, at position: Int, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws -> Bool {
         let entity = change.id.entity
         for (i, attribute) in entity.attributes.enumerated() where attribute.isUnique && !change.values[i].isNull {
             let statement = try db.cachedStatement(sql: "SELECT _id, _version FROM \(quoted(entity.name)) WHERE \(quoted(attribute.name)) = ?")
@@ -73,7 +73,7 @@ extension SaveTransaction {
             try RawStatement.forEachRow(statement, db) { existing = (sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1)) }
             guard let existing else { continue }
             if isRegistered(ObjectID(entity: entity, key: existing.key)) { return false }
-            outcome.assignedKeys[change.id] = existing.key
+            outcome.assign(existing.key, to: change.id, at: position)
             if policy == .mergeByPropertyObjectTrump || policy == .overwrite {
                 guard try writeUpdate(change, columns: writableColumns(of: change), expecting: existing.version, db, outcome, statements) else { return false }
             }

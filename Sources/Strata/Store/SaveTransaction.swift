@@ -42,7 +42,7 @@ struct SaveTransaction {
         try assignKeys(db, &outcome)
         var conflicts: [SaveConflict] = []
         let statements = Statements()
-        for change in batch.inserted { try insertRow(change, db, &outcome, statements) }
+        for (position, change) in batch.inserted.enumerated() { try insertRow(change, at: position, db, &outcome, statements) }
         for change in batch.updated { try updateRow(change, db, &outcome, &conflicts, statements) }
         for deletion in batch.deleted { try deleteRow(deletion, db, &outcome, &conflicts) }
         // After every delete, so rows deleted by this save (a cascade) are not touched first.
@@ -56,7 +56,6 @@ struct SaveTransaction {
         if !conflicts.isEmpty {
             throw StrataError(.conflict, "The save conflicts with changes made in the store since the objects were read: \(conflicts.map(\.description).joined(separator: "; "))", conflicts: conflicts)
         }
-        outcome.insertedKeys = batch.inserted.map { $0.id.isTemporary ? outcome.assignedKeys[$0.id] : nil }
         for change in batch.inserted { try writeRelationshipTables(change, db, outcome) }
         for change in batch.updated where !outcome.vanished.contains(change.id) { try writeRelationshipTables(change, db, outcome) }
         if let history { try recordHistory(history, db, outcome) }
@@ -67,14 +66,17 @@ struct SaveTransaction {
 
     /// Gives every inserted object its primary key: one past the highest ever used.
     private func assignKeys(_ db: Database, _ outcome: inout SaveOutcome) throws {
-        var byEntity: [Int: [ObjectID]] = [:]
-        for change in batch.inserted where change.id.isTemporary { byEntity[change.id.entity.index, default: []].append(change.id) }
-        for (entityIndex, objects) in byEntity {
+        outcome.insertedKeys = Array(repeating: nil, count: batch.inserted.count)
+        var byEntity: [Int: [Int]] = [:]   // entity → positions in batch.inserted
+        for (position, change) in batch.inserted.enumerated() where change.id.isTemporary {
+            byEntity[change.id.entity.index, default: []].append(position)
+        }
+        for (entityIndex, positions) in byEntity {
             let entity = model.entities[entityIndex]
             let stored = try Int64.fetchOne(db, sql: "SELECT max_key FROM \(StoreSchema.keysTable) WHERE entity = ?", arguments: [entity.name])
             let base = try stored ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(_id), 0) FROM \(quoted(entity.name))") ?? 0
-            for (offset, id) in objects.enumerated() { outcome.assignedKeys[id] = base + Int64(offset) + 1 }
-            try db.execute(sql: "INSERT OR REPLACE INTO \(StoreSchema.keysTable) (entity, max_key) VALUES (?, ?)", arguments: [entity.name, base + Int64(objects.count)])
+            for (offset, position) in positions.enumerated() { outcome.assign(base + Int64(offset) + 1, to: batch.inserted[position].id, at: position) }
+            try db.execute(sql: "INSERT OR REPLACE INTO \(StoreSchema.keysTable) (entity, max_key) VALUES (?, ?)", arguments: [entity.name, base + Int64(positions.count)])
         }
     }
 
@@ -94,7 +96,7 @@ struct SaveTransaction {
 
     // MARK: Rows
 
-    private func insertRow(_ change: ObjectChange, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws {
+    private func insertRow(_ change: ObjectChange, at insertIndex: Int, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws {
         let entity = change.id.entity
         let statement: Statement
         if let cached = statements.inserts[entity.index] {
@@ -123,7 +125,7 @@ struct SaveTransaction {
             try RawStatement.execute(statement, db)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY || error.resultCode == .SQLITE_CONSTRAINT {
             let key = uniqueKey(in: error, entity: entity)
-            if policy != .error, try adoptExistingRow(for: change, db, &outcome, statements) { return }
+            if policy != .error, try adoptExistingRow(for: change, at: insertIndex, db, &outcome, statements) { return }
             throw StrataError(.conflict, "Inserting \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
                               entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error)
         }

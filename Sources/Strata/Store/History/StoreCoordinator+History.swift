@@ -73,10 +73,10 @@ private struct HistoryReader {
         while let row = try rows.next() {
             let id: Int64 = row[0]
             let blob: Data = row[5]
-            guard let entries = HistoryPayload.entries(of: [UInt8](blob)) else {
+            guard let entries = HistoryPayload.entries(of: [UInt8](blob)), HistoryTransaction.Kind(rawValue: row[2]) != nil else {
                 throw StrataError(.corruptStore, "History transaction \(id) cannot be read: its changes are damaged or of a later format.")
             }
-            heads.append((id, row[1], row[2], row[3], row[4]))
+            heads.append((id, row[1], row[2], row[3], row[4]))   // its kind was checked above
             // Entities the model no longer has (a migration removed them) stay as gaps, so that
             // members and tombstones still find their change by position.
             changes[id] = entries.map { entry in
