@@ -43,7 +43,11 @@ let package = Package(
         .target(name: "StrataRandom", swiftSettings: swiftSettings),
         .target(name: "StrataStacks", dependencies: ["Strata"], swiftSettings: swiftSettings),
         // Ensemble sync over a dumb cloud file store (a folder, WebDAV, S3): no HTTP stack here.
-        .target(name: "StrataSync", dependencies: ["Strata"], swiftSettings: swiftSettings),
+        .target(
+            name: "StrataSync",
+            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         // The Sandbox: scenarios, metrics, heartbeat and report in a library (so tests run
         // small-N scenarios in-process), and a thin executable that parses the command line.
         .target(

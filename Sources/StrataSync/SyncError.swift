@@ -48,6 +48,26 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         public static let modelMismatch = Code(rawValue: "modelMismatch")
         /// The backend failed (I/O error, network error, HTTP status): see ``underlying``.
         public static let backendFailure = Code(rawValue: "backendFailure")
+        /// This peer's local sync state is damaged or from a later version: the ensemble
+        /// detaches; attach again (the store keeps its data and is merged anew).
+        public static let corruptState = Code(rawValue: "corruptState")
+        /// The ensemble is not attached: call ``Ensemble/attach()`` first.
+        public static let notAttached = Code(rawValue: "notAttached")
+        /// The store cannot take part: it does not record its change history, or its model
+        /// has no entity the ensemble can sync.
+        public static let storeNotSyncable = Code(rawValue: "storeNotSyncable")
+        /// The ensemble was detached by force (see ``ForcedDetach``): the cloud's identity
+        /// changed or this peer's registration is gone. Attach again.
+        public static let forcedDetach = Code(rawValue: "forcedDetach")
+        /// Merged changes could not be saved to the store (a validation or uniqueness rule of
+        /// the model rejected the merged objects); the store is unchanged and the next sync
+        /// tries again. `underlying` holds the store's error.
+        public static let mergeFailed = Code(rawValue: "mergeFailed")
+        /// The store's own operation failed (reading its history, saving); `underlying` holds
+        /// the `StrataError`.
+        public static let storeFailure = Code(rawValue: "storeFailure")
+        /// Another sync, attach or detach of this ensemble is running.
+        public static let busy = Code(rawValue: "busy")
     }
 
     /// The kind of failure.

@@ -10,7 +10,13 @@ import Synchronization
 /// ```
 public final class ChangeObservation: Sendable {
     private let onCancel: @Sendable () -> Void
-    init(onCancel: @escaping @Sendable () -> Void) { self.onCancel = onCancel }
+    /// A registration that calls `onCancel` once cancelled or dropped (for libraries that
+    /// keep their own observers, as `StrataSync`'s ensemble does).
+    ///
+    /// ```swift
+    /// let token = ChangeObservation { handlers.remove(id) }
+    /// ```
+    public init(onCancel: @escaping @Sendable () -> Void) { self.onCancel = onCancel }
     /// Stops the observation.
     public func cancel() { onCancel() }
     deinit { onCancel() }

@@ -27,8 +27,14 @@ public struct AttributeDescription: Sendable, Hashable {
     /// A former name, so that a lightweight migration can rename instead of drop and add.
     public var renamingIdentifier: String?
 
-    /// The transformer used for this attribute (resolved when the model is built).
-    var transformer: (any DataTransformer)?
+    /// The transformer used for this attribute (resolved when the model is built; `nil`
+    /// for other types).
+    ///
+    /// For example:
+    /// ```swift
+    /// let value = try attribute.transformer?.decode(bytes)
+    /// ```
+    public internal(set) var transformer: (any DataTransformer)?
 
     /// Creates an attribute description.
     public init(

@@ -27,6 +27,17 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         self.isTemporary = isTemporary
     }
 
+    /// The permanent ID of the row `primaryKey` of `entity` (the row need not exist: reading
+    /// an object for it then throws `.objectNotFound`).
+    ///
+    /// For example:
+    /// ```swift
+    /// let id = ObjectID(entity: noteEntity, primaryKey: 42)
+    /// ```
+    public init(entity: EntityDescription, primaryKey: Int64) {
+        self.init(entity: entity, key: primaryKey)
+    }
+
     /// A new temporary ID for `entity`.
     static func temporary(_ entity: EntityDescription) -> ObjectID {
         ObjectID(entity: entity, key: temporaryCounter.add(1, ordering: .relaxed).newValue, isTemporary: true)

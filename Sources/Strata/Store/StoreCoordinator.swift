@@ -29,8 +29,14 @@ public final class StoreCoordinator: Sendable {
     /// Observers of every save through this coordinator (root contexts subscribe here to learn
     /// about each other's saves).
     let saveObservers = ChangeObservers()
-    /// Whether every write also records its changes in the store's history.
-    let recordsHistory: Bool
+    /// Whether every write also records its changes in the store's history
+    /// (``StoreOptions/recordsHistory``, kept by the file once set).
+    ///
+    /// For example:
+    /// ```swift
+    /// guard coordinator.recordsHistory else { throw MyError.historyOff }
+    /// ```
+    public let recordsHistory: Bool
     /// Write transactions that ran on the main queue.
     let mainQueueWriteCount = Atomic<Int>(0)
 

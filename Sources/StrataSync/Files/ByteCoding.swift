@@ -34,6 +34,13 @@ struct ByteReader {
         return value
     }
 
+    /// The next `count` bytes, or `nil` if fewer are left.
+    mutating func take(_ count: Int) -> [UInt8]? {
+        guard count >= 0, bytes.count - offset >= count else { return nil }
+        defer { offset += count }
+        return Array(bytes[offset..<offset + count])
+    }
+
     mutating func readShortString() -> String? {
         guard let count = read(UInt8.self), bytes.count - offset >= Int(count) else { return nil }
         let slice = bytes[offset..<offset + Int(count)]

@@ -1,0 +1,115 @@
+import Foundation
+import Strata
+
+extension Ensemble {
+    /// Registers this peer in the ensemble (Ensembles' *leech*): makes the ensemble's folders
+    /// if this is the first peer, and exports the store's whole contents as this peer's first
+    /// event file. Call ``sync()`` afterwards to merge what the others have. Attaching an
+    /// attached ensemble does nothing.
+    ///
+    /// - Throws: `notConnected` or `backendFailure` when the cloud can't be reached;
+    ///   `storeFailure` when the store can't be read. Nothing is left half attached: attach
+    ///   again.
+    ///
+    /// For example:
+    /// ```swift
+    /// try await ensemble.attach()
+    /// ```
+    public func attach() async throws(SyncError) {
+        try await exclusive(.attach) { () async throws(SyncError) in
+            if state != nil { return }
+            try await cloud { try await cloudFileSystem.connect() }
+            for folder in [layout.root, layout.peers, layout.events, layout.baselines] {
+                try await cloud { try await cloudFileSystem.createDirectory(at: folder) }
+            }
+            let identity = try await cloudIdentity(creating: true) ?? ""
+            // A leftover state (a failed attach, a forced detach) starts over.
+            try? FileManager.default.removeItem(at: stateURL)
+            try? FileManager.default.removeItem(at: URL(filePath: stateURL.path + "-wal"))
+            try? FileManager.default.removeItem(at: URL(filePath: stateURL.path + "-shm"))
+            let fresh = try SyncState(url: stateURL)
+            let peer = PeerID.random()
+            try fresh.write { tx in
+                try tx.setMeta("peer", peer.rawValue)
+                try tx.setMeta("identity", identity)
+            }
+            try await register(peer)
+            report(.progress(.attach, .exporting))
+            try await exportEverything(into: fresh, peer: peer)
+            try fresh.write { tx in try tx.setMeta("attached", true) }
+            state = fresh
+            report(.progress(.attach, .uploading))
+            try await uploadOutbox(fresh)
+        }
+    }
+
+    /// Leaves the ensemble (Ensembles' *deleech*): removes this peer's registration and its
+    /// local sync state. The store keeps its data; other peers keep theirs.
+    ///
+    /// For example:
+    /// ```swift
+    /// try await ensemble.detach()
+    /// ```
+    public func detach() async throws(SyncError) {
+        try await exclusive(.detach) { () async throws(SyncError) in
+            guard let current = state else { return }
+            if let raw = try? current.read({ tx in try tx.meta("peer", as: String.self) }), let peer = try? PeerID(raw) {
+                // Best effort: an unreachable cloud must not keep a peer attached.
+                try? await cloudFileSystem.removeItem(at: layout.registration(of: peer))
+            }
+            discardState()
+        }
+    }
+
+    /// Closes and deletes the local state.
+    func discardState() {
+        try? state?.close()
+        state = nil
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(at: URL(filePath: stateURL.path + suffix)) }
+    }
+
+    /// The identity written in the cloud, creating it when asked and missing.
+    func cloudIdentity(creating: Bool) async throws(SyncError) -> String? {
+        let exists = try await cloud { try await cloudFileSystem.fileExists(at: layout.identity) }
+        if exists.exists {
+            let data = try await cloud { try await cloudFileSystem.download(from: layout.identity) }
+            return String(decoding: data.prefix(64), as: UTF8.self)
+        }
+        guard creating else { return nil }
+        let identity = UUID().uuidString.lowercased()
+        try await cloud { try await cloudFileSystem.upload(Data(identity.utf8), to: layout.identity) }
+        // Two first peers may race: whichever identity stayed is the ensemble's.
+        let data = try await cloud { try await cloudFileSystem.download(from: layout.identity) }
+        return String(decoding: data.prefix(64), as: UTF8.self)
+    }
+
+    func register(_ peer: PeerID) async throws(SyncError) {
+        let text = "peer \(peer.rawValue)\nmodel \(coordinator.model.versionHash)\nattached \(options.now().timeIntervalSince1970)\n"
+        try await cloud { try await cloudFileSystem.upload(Data(text.utf8), to: layout.registration(of: peer)) }
+    }
+
+    /// Detaches because the cloud or the local state no longer agree with this peer, tells
+    /// the handlers, and returns the error a sync throws.
+    func forceDetach(_ reason: ForcedDetach.Reason, _ message: String) -> SyncError {
+        discardState()
+        let detach = ForcedDetach(reason: reason, message: message)
+        for handler in forcedDetachHandlers { handler(detach) }
+        return SyncError(.forcedDetach, detach.description)
+    }
+
+    /// Checks that the cloud still holds this ensemble and this peer's registration.
+    func checkMembership(_ current: SyncState) async throws(SyncError) {
+        let (peerRaw, identity) = try current.read { tx in (try tx.meta("peer", as: String.self), try tx.meta("identity", as: String.self)) }
+        guard let peerRaw, let peer = try? PeerID(peerRaw) else {
+            throw forceDetach(.corruptLocalState, "the local sync state names no peer")
+        }
+        let cloudIdentity = try await cloudIdentity(creating: false)
+        guard cloudIdentity == identity else {
+            throw forceDetach(.cloudIdentityChanged, "the ensemble's folder in the cloud was removed or replaced")
+        }
+        let registered = try await cloud { try await cloudFileSystem.fileExists(at: layout.registration(of: peer)) }
+        guard registered.exists else {
+            throw forceDetach(.registrationRemoved, "this peer's registration was removed from the cloud")
+        }
+    }
+}

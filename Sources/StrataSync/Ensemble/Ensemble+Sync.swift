@@ -1,0 +1,191 @@
+import Foundation
+import Strata
+
+extension Ensemble {
+    /// Syncs (Ensembles' *merge*): exports what the store saved since the last sync, uploads
+    /// it, merges what the other peers uploaded (a baseline if there is a newer one, then
+    /// their event files), saves the merged objects to the store, and compacts the cloud's
+    /// files into a baseline when there are many.
+    ///
+    /// A file that can't be merged (damaged, truncated, from a later version or another
+    /// model) is reported in ``SyncReport/skippedFiles`` and does not stop the others.
+    ///
+    /// - Throws: `notAttached`; `forcedDetach` when the cloud no longer holds this peer (see
+    ///   ``onForcedDetach(_:)``); cloud errors (nothing merged is lost: the next sync goes
+    ///   on); `mergeFailed` when the model's rules reject the merged objects.
+    ///
+    /// For example:
+    /// ```swift
+    /// let report = try await ensemble.sync()
+    /// print(report.mergedFiles, "files merged")
+    /// ```
+    @discardableResult
+    public func sync() async throws(SyncError) -> SyncReport {
+        try await exclusive(.sync) { () async throws(SyncError) -> SyncReport in
+            let current = try requireState()
+            var report = SyncReport()
+            try await cloud { try await cloudFileSystem.connect() }
+            try await checkMembership(current)
+            let materializer = StoreMaterializer(model: model, state: current)
+            try await materializer.recoverPending(coordinator: coordinator)
+            self.report(.progress(.sync, .exporting))
+            report.exportedRecords += try await exportHistory(current)
+            self.report(.progress(.sync, .uploading))
+            try await uploadOutbox(current)
+            self.report(.progress(.sync, .mergingBaseline))
+            let baselines = try await listChangeFiles(in: layout.baselines, kind: .baseline, report: &report)
+            try await mergeNewestBaseline(baselines, into: current, report: &report)
+            self.report(.progress(.sync, .mergingEvents))
+            let events = try await listChangeFiles(in: layout.events, kind: .events, report: &report)
+            try await mergeEvents(events, into: current, report: &report)
+            self.report(.progress(.sync, .savingToStore))
+            let outcome = try await materializer.apply(try materializer.plan(), coordinator: coordinator)
+            report.objectsWritten = outcome.objectCount
+            report.changes = ChangeSetSummary(inserted: outcome.changes.inserted.count, updated: outcome.changes.updated.count, deleted: outcome.changes.deleted.count)
+            if !outcome.changes.isEmpty { mergeObservers.publish(outcome.changes) }
+            // What the merge changed beyond the state (a cascade, a nullified inverse) goes out too.
+            report.exportedRecords += try await exportHistory(current)
+            try await uploadOutbox(current)
+            if events.count > options.baselineEventThreshold {
+                self.report(.progress(.sync, .compacting))
+                try await writeBaseline(current, events: events, baselines: baselines)
+                report.wroteBaseline = true
+            }
+            return report
+        }
+    }
+
+    /// Uploads the event files waiting in the outbox, oldest first.
+    func uploadOutbox(_ state: SyncState) async throws(SyncError) {
+        for (name, data) in try state.read({ tx in try tx.outbox() }) {
+            let path = try layout.events.appending(name)
+            try await cloud { try await cloudFileSystem.upload(data, to: path) }
+            try state.write { tx in try tx.removeFromOutbox(name) }
+        }
+    }
+
+    /// The change files of `kind` in `folder`, by name; other names are left out.
+    func listChangeFiles(in folder: CloudPath, kind: ChangeFileKind, report: inout SyncReport) async throws(SyncError) -> [ChangeFileName] {
+        report.listings += 1
+        let items = try await cloud { try await cloudFileSystem.contentsOfDirectory(at: folder) }
+        return items.compactMap { item in
+            guard !item.isDirectory, let name = try? ChangeFileName(parsing: item.name.rawValue), name.kind == kind else { return nil }
+            return name
+        }.sorted()
+    }
+
+    /// Downloads and checks one change file; `nil` when it vanished (a peer compacted it).
+    func download(_ name: ChangeFileName, in folder: CloudPath, report: inout SyncReport) async -> (ChangeFile, EventPayload)? {
+        let path: CloudPath
+        do { path = try folder.appending(name.cloudName) } catch { return nil }
+        do {
+            let data = try await cloud { try await cloudFileSystem.download(from: path) }
+            let file = try ChangeFile.decode(data, options: .init(maxPayloadSize: cloudFileSystem.limits.maxFileSize, expectedName: name))
+            let payload = try EventPayload.decode(file.payload, file: path.rawValue)
+            try validate(payload, of: file.header, path: path.rawValue)
+            return (file, payload)
+        } catch where error.code == .notFound {
+            return nil
+        } catch {
+            report.skippedFiles.append(.init(path: path.rawValue, error: error))
+            return nil
+        }
+    }
+
+    /// Refuses a payload this peer can't merge faithfully: names its model lacks, or an
+    /// event whose records claim another peer's or another count's stamp.
+    func validate(_ payload: EventPayload, of header: ChangeFileHeader, path: String) throws(SyncError) {
+        for stamped in payload.records {
+            if header.kind == .events, stamped.stamp.peer != header.peer.rawValue || stamped.stamp.lamport != Int64(header.lamport) {
+                throw SyncError(.corruptFile, "an event file's record carries a stamp of another peer or count", path: path)
+            }
+            let record = stamped.record
+            guard model.entities[record.object.entity] != nil else {
+                throw SyncError(.modelMismatch, "the file names an entity this model lacks: \(record.object.entity)", path: path)
+            }
+            switch record {
+            case .cell(let key, let property, let value):
+                switch model.property(property, of: key.entity) {
+                case .attribute(let attribute)?:
+                    guard case .attribute? = CellValue.decode(value, attribute: attribute) else {
+                        throw SyncError(.modelMismatch, "\(key.entity).\(property) holds a value of another type", path: path)
+                    }
+                case .toOne?, .toMany?:
+                    guard CellValue.decode(value, attribute: nil) != nil else { throw SyncError(.corruptFile, "\(key.entity).\(property) holds no reference", path: path) }
+                case nil:
+                    throw SyncError(.modelMismatch, "the file names a property this model lacks: \(key.entity).\(property)", path: path)
+                }
+            case .member(let key, let relationship, _, _):
+                guard case .toMany? = model.property(relationship, of: key.entity) else {
+                    throw SyncError(.modelMismatch, "the file names a to-many this model lacks: \(key.entity).\(relationship)", path: path)
+                }
+            case .insert, .delete:
+                break
+            }
+        }
+    }
+
+    /// Merges the newest baseline if this peer has not merged it yet.
+    func mergeNewestBaseline(_ names: [ChangeFileName], into state: SyncState, report: inout SyncReport) async throws(SyncError) {
+        for name in names.reversed() {
+            if try state.read({ tx in try tx.isIntegrated(name.rawValue) }) { return }
+            guard let (file, payload) = await download(name, in: layout.baselines, report: &report) else { continue }
+            try state.write { tx in
+                for record in payload.records { try tx.merge(record, dirty: true) }
+                try tx.absorbCoverage(payload.coverage)
+                try tx.markIntegrated(name.rawValue, peer: file.header.peer.rawValue, sequence: 0, lamport: Int64(file.header.lamport))
+                try advanceClock(tx, to: Int64(file.header.lamport))
+            }
+            report.mergedBaseline = true
+            return
+        }
+    }
+
+    /// Merges every event file this peer has not merged and no merged baseline holds.
+    func mergeEvents(_ names: [ChangeFileName], into state: SyncState, report: inout SyncReport) async throws(SyncError) {
+        for name in names {
+            let known = try state.read { tx in
+                try tx.isIntegrated(name.rawValue) || tx.covers(peer: name.peer.rawValue, lamport: Int64(name.lamport))
+            }
+            if known { continue }
+            guard let (file, payload) = await download(name, in: layout.events, report: &report) else { continue }
+            try state.write { tx in
+                for record in payload.records { try tx.merge(record, dirty: true) }
+                try tx.markIntegrated(name.rawValue, peer: file.header.peer.rawValue, sequence: payload.sequence, lamport: Int64(file.header.lamport))
+                try advanceClock(tx, to: Int64(file.header.lamport))
+            }
+            report.mergedFiles += 1
+            report.mergedRecords += payload.records.count
+        }
+    }
+
+    func advanceClock(_ tx: StateTransaction, to lamport: Int64) throws {
+        if lamport > (try tx.meta("lamport", as: Int64.self) ?? 0) { try tx.setMeta("lamport", lamport) }
+    }
+
+    /// Writes the whole merge state as a baseline, then removes the event files it holds and
+    /// the baselines this peer merged before (their content is in the new one).
+    func writeBaseline(_ state: SyncState, events: [ChangeFileName], baselines: [ChangeFileName]) async throws(SyncError) {
+        let peer = try peer(of: state)
+        let (name, data, coverage, merged) = try state.write { tx -> (ChangeFileName, Data, [EventCoverage], Set<String>) in
+            let lamport = (try tx.meta("lamport", as: Int64.self) ?? 0) + 1
+            try tx.setMeta("lamport", lamport)
+            let coverage = try tx.coverage()
+            let payload = EventPayload(sequence: 0, coverage: coverage, records: try tx.allRecords())
+            let header = try ChangeFileHeader(lamport: UInt64(lamport), peer: peer, kind: .baseline,
+                                              modelVersion: String(coordinator.model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength)), createdAt: options.now())
+            try tx.markIntegrated(header.fileName.rawValue, peer: peer.rawValue, sequence: 0, lamport: lamport)
+            var merged: Set<String> = []
+            for baseline in baselines where try tx.isIntegrated(baseline.rawValue) { merged.insert(baseline.rawValue) }
+            return (header.fileName, ChangeFile(header: header, payload: payload.encoded()).encoded(), coverage, merged)
+        }
+        try await cloud { try await cloudFileSystem.upload(data, to: layout.baselines.appending(name.cloudName)) }
+        let held = Dictionary(uniqueKeysWithValues: coverage.map { ($0.peer, $0.lamport) })
+        for event in events where Int64(event.lamport) <= held[event.peer.rawValue] ?? -1 {
+            try? await cloudFileSystem.removeItem(at: layout.events.appending(event.cloudName))
+        }
+        for baseline in baselines where merged.contains(baseline.rawValue) && baseline != name {
+            try? await cloudFileSystem.removeItem(at: layout.baselines.appending(baseline.cloudName))
+        }
+    }
+}

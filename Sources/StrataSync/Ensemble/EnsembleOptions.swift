@@ -1,0 +1,24 @@
+public import Foundation
+
+/// Settings of an ``Ensemble``; the defaults suit most apps.
+///
+/// For example:
+/// ```swift
+/// var options = EnsembleOptions()
+/// options.baselineEventThreshold = 200
+/// let ensemble = try await Ensemble(identifier: "MainStore", coordinator: coordinator,
+///                                   cloudFileSystem: cloud, options: options)
+/// ```
+public struct EnsembleOptions: Sendable {
+    /// Where this peer keeps its sync state; by default a folder beside the store named
+    /// `.<store file name>.sync`.
+    public var localDirectory: URL?
+    /// When the cloud holds more event files than this, a sync writes a baseline and removes
+    /// the files it replaces.
+    public var baselineEventThreshold = 100
+    /// The clock of the stamps' wall-clock part (tests fix it).
+    public var now: @Sendable () -> Date = { Date() }
+
+    /// The default settings.
+    public init() {}
+}

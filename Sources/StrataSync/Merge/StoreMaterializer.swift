@@ -1,0 +1,228 @@
+import Foundation
+import Synchronization
+import Strata
+
+/// Brings the store up to date with the merge state: every object a merge changed (marked
+/// dirty) is inserted, updated or deleted through one context save, so the stack's contexts
+/// and fetched results hear of it as of any other save.
+///
+/// New objects' rows are reserved first and written to the state as *pending*; the state
+/// confirms them after the save. A crash between the two is repaired by
+/// ``recoverPending(coordinator:)`` before the next merge: a pending row the store has is
+/// confirmed, one it lacks is forgotten (its object is still dirty and is inserted again).
+struct StoreMaterializer: Sendable {
+    let model: SyncModel
+    let state: SyncState
+
+    /// The transaction author of the ensemble's saves.
+    static let author = "strata.sync"
+
+    /// One object to write, with everything read from the state.
+    struct Planned: Sendable {
+        var key: GlobalObjectKey
+        var localKey: Int64?
+        var exists: Bool
+        var attributes: [(String, PropertyValue)] = []
+        var toOnes: [(String, Target?)] = []
+        var toManys: [(String, [Target], ordered: Bool)] = []
+    }
+
+    /// A relationship's target: its global key and, if it has one, its row in the store.
+    struct Target: Sendable {
+        var key: GlobalObjectKey
+        var localKey: Int64?
+    }
+
+    /// What a materialization did.
+    struct Outcome: Sendable {
+        var changes: ChangeSet
+        var objectCount: Int
+    }
+
+    /// Reads the dirty objects into a plan.
+    func plan() throws(SyncError) -> [Planned] {
+        try state.read { tx in
+            let dirty = try tx.dirtyObjects()
+            var planned: [Planned] = []
+            planned.reserveCapacity(dirty.count)
+            for key in dirty {
+                guard let plan = model.entities[key.entity], let object = try tx.object(key) else { continue }
+                var item = Planned(key: key, localKey: object.localKey, exists: object.exists)
+                guard object.exists else { planned.append(item); continue }
+                let cells = try tx.cells(of: key)
+                for attribute in plan.attributes {
+                    guard let bytes = cells[attribute.name], case .attribute(let value)? = CellValue.decode(bytes, attribute: attribute) else { continue }
+                    item.attributes.append((attribute.name, value))
+                }
+                for relationship in plan.toOnes {
+                    guard let bytes = cells[relationship.name], case .reference(let gid)? = CellValue.decode(bytes, attribute: nil) else { continue }
+                    item.toOnes.append((relationship.name, try gid.flatMap { g throws -> Target? in
+                        let target = GlobalObjectKey(entity: relationship.destination, gid: g)
+                        guard let held = try tx.object(target), held.exists else { return nil }
+                        return Target(key: target, localKey: held.localKey)
+                    }))
+                }
+                for relationship in plan.toManys {
+                    let present = try tx.members(of: key, relationship: relationship.name)
+                    var order: [String] = []
+                    if relationship.isOrdered, let bytes = cells[relationship.name], case .order(let listed)? = CellValue.decode(bytes, attribute: nil) {
+                        var seen: Set<String> = []
+                        order = listed.filter { present.contains($0) && seen.insert($0).inserted }
+                    }
+                    let listed = Set(order)
+                    order += present.filter { !listed.contains($0) }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+                    var targets: [Target] = []
+                    for gid in order {
+                        let target = GlobalObjectKey(entity: relationship.destination, gid: gid)
+                        if let held = try tx.object(target), held.exists { targets.append(Target(key: target, localKey: held.localKey)) }
+                    }
+                    item.toManys.append((relationship.name, targets, relationship.isOrdered))
+                }
+                planned.append(item)
+            }
+            return planned
+        }
+    }
+
+    /// Confirms or forgets rows reserved by a materialization that may not have saved.
+    func recoverPending(coordinator: StoreCoordinator) async throws(SyncError) {
+        let pending = try state.read { tx in try tx.pendingObjects() }
+        guard !pending.isEmpty else { return }
+        let model = self.model
+        let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "strata.sync.recovery")
+        let found: Set<GlobalObjectKey>
+        do {
+            found = try await context.perform {
+                var found: Set<GlobalObjectKey> = []
+                for (key, row) in pending {
+                    guard let entity = model.entities[key.entity]?.entity else { continue }
+                    if (try? context.existingObject(with: ObjectID(entity: entity, primaryKey: row))) != nil { found.insert(key) }
+                }
+                return found
+            }
+        } catch {
+            throw SyncError(.storeFailure, "the store could not be read to recover an interrupted merge: \(error)", underlying: error as? StrataError)
+        }
+        try state.write { tx in
+            for (key, _) in pending {
+                if found.contains(key) { try tx.setLocalKey(key, try tx.object(key)?.localKey, pending: false) }
+                else { try tx.setLocalKey(key, nil); try tx.markDirty(key) }
+            }
+        }
+    }
+
+    /// Writes `planned` to the store in one save and records the result in the state.
+    func apply(_ planned: [Planned], coordinator: StoreCoordinator) async throws(SyncError) -> Outcome {
+        guard !planned.isEmpty else { return Outcome(changes: ChangeSet(), objectCount: 0) }
+        let model = self.model, state = self.state
+        let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "strata.sync.merge")
+        context.transactionAuthor = Self.author
+        let collected = Collected()
+        let observation = context.observeChanges { changes in if !changes.isEmpty { collected.add(changes) } }
+        defer { observation.cancel() }
+        let written: Written
+        do {
+            written = try await context.perform { try Self.write(planned, in: context, model: model, state: state) }
+        } catch let error as SyncError {
+            try await recoverPending(coordinator: coordinator)
+            throw error
+        } catch {
+            try await recoverPending(coordinator: coordinator)
+            throw SyncError(.mergeFailed, "merged changes could not be saved to the store: \(error)", underlying: error as? StrataError)
+        }
+        try state.write { tx in
+            for (key, row) in written.created { try tx.setLocalKey(key, row, pending: false) }
+            for key in written.deleted { try tx.setLocalKey(key, nil) }
+            for item in planned { try tx.clearDirty(item.key) }
+        }
+        return Outcome(changes: collected.merged, objectCount: planned.count)
+    }
+
+    private struct Written: Sendable {
+        var created: [(GlobalObjectKey, Int64)] = []
+        var deleted: [GlobalObjectKey] = []
+    }
+
+    /// Runs on the context's queue.
+    private static func write(_ planned: [Planned], in context: ObjectContext, model: SyncModel, state: SyncState) throws -> Written {
+        var written = Written()
+        var objects: [GlobalObjectKey: ManagedObject] = [:]
+        var created: [(GlobalObjectKey, ManagedObject)] = []
+        let existingIDs = planned.compactMap { item -> ObjectID? in
+            guard let row = item.localKey, let entity = model.entities[item.key.entity]?.entity else { return nil }
+            return ObjectID(entity: entity, primaryKey: row)
+        }
+        _ = context.objects(with: existingIDs)
+        for item in planned where item.exists {
+            guard let entity = model.entities[item.key.entity]?.entity else { continue }
+            if let row = item.localKey, let object = try? context.existingObject(with: ObjectID(entity: entity, primaryKey: row)) {
+                objects[item.key] = object
+            } else {
+                let object = try context.insert(entityNamed: entity.name)
+                objects[item.key] = object
+                created.append((item.key, object))
+            }
+        }
+        try context.obtainPermanentIDs(for: created.map(\.1))
+        written.created = created.compactMap { key, object in object.objectID.primaryKey.map { (key, $0) } }
+        try state.write { tx in for (key, row) in written.created { try tx.setLocalKey(key, row, pending: true) } }
+
+        func resolve(_ target: Target) -> ManagedObject? {
+            if let object = objects[target.key] { return object }
+            guard let row = target.localKey, let entity = model.entities[target.key.entity]?.entity else { return nil }
+            return context.object(with: ObjectID(entity: entity, primaryKey: row))
+        }
+        for item in planned where item.exists {
+            guard let object = objects[item.key] else { continue }
+            for (name, value) in item.attributes where object.primitiveValue(forKey: name) != value {
+                try object.setValue(value, forKey: name)
+            }
+            for (name, target) in item.toOnes {
+                let resolved = target.flatMap(resolve)
+                let current = object.primitiveValue(forKey: name)
+                let wanted: PropertyValue = resolved.map { .objectID($0.objectID) } ?? .null
+                if current != wanted { try object.setValue(resolved, forKey: name) }
+            }
+            for (name, targets, ordered) in item.toManys {
+                let resolved = targets.compactMap(resolve)
+                let wanted = resolved.map(\.objectID)
+                guard case .objectIDs(let current) = object.primitiveValue(forKey: name) else { continue }
+                if ordered ? current != wanted : Set(current) != Set(wanted) {
+                    try object.setValue(ordered ? resolved as Any : Set(resolved) as Any, forKey: name)
+                }
+            }
+        }
+        for item in planned where !item.exists {
+            guard let row = item.localKey, let entity = model.entities[item.key.entity]?.entity else { continue }
+            if let object = try? context.existingObject(with: ObjectID(entity: entity, primaryKey: row)) { context.delete(object) }
+            written.deleted.append(item.key)
+        }
+        do {
+            try context.save()
+        } catch {
+            context.rollback()
+            throw error
+        }
+        return written
+    }
+}
+
+/// Change sets a context published while the ensemble saved, gathered from its queue.
+final class Collected: Sendable {
+    private let sets = Mutex<[ChangeSet]>([])
+
+    func add(_ changes: ChangeSet) { sets.withLock { $0.append(changes) } }
+
+    /// The gathered sets as one.
+    var merged: ChangeSet {
+        sets.withLock { all in
+            var result = ChangeSet()
+            for set in all {
+                result.inserted.formUnion(set.inserted)
+                result.deleted.formUnion(set.deleted)
+                result.updated.merge(set.updated) { $1 }
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import GRDB
+
+/// The operations on a ``SyncState`` inside one transaction.
+struct StateTransaction {
+    let db: Database
+
+    /// SQL for "the object exists": its latest insert is newer than its latest delete.
+    static let existsSQL = "(ins_l IS NOT NULL AND (del_l IS NULL OR (ins_l, ins_t, ins_p) > (del_l, del_t, del_p)))"
+
+    // MARK: Meta
+
+    func meta<T: DatabaseValueConvertible>(_ key: String, as type: T.Type = T.self) throws -> T? {
+        try T.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
+    }
+
+    func setMeta(_ key: String, _ value: (any DatabaseValueConvertible)?) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
+    }
+
+    // MARK: Objects and the store's rows
+
+    /// The global identifier of the store's row `localKey` of `entity`, if the ensemble knows it.
+    func gid(entity: String, localKey: Int64) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT gid FROM objects WHERE entity = ? AND local_key = ?"), arguments: [entity, localKey])
+    }
+
+    /// What the state says of one object: whether it is known, exists, and its row.
+    func object(_ key: GlobalObjectKey) throws -> ObjectState? {
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT local_key, \(Self.existsSQL), pending FROM objects WHERE entity = ? AND gid = ?"),
+                                   arguments: [key.entity, key.gid])
+        return row.map { ObjectState(localKey: $0[0], exists: $0[1], pending: $0[2]) }
+    }
+
+    func setLocalKey(_ key: GlobalObjectKey, _ localKey: Int64?, pending: Bool = false) throws {
+        try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, pending) VALUES (?, ?, ?, ?) ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key, pending = excluded.pending",
+                       arguments: [key.entity, key.gid, localKey, pending])
+    }
+
+    /// The winning value of every property of `key`.
+    func cells(of key: GlobalObjectKey) throws -> [String: [UInt8]] {
+        var result: [String: [UInt8]] = [:]
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT property, value FROM cells WHERE entity = ? AND gid = ?"), arguments: [key.entity, key.gid])
+        while let row = try rows.next() { result[row[0]] = [UInt8](row[1] as Data) }
+        return result
+    }
+
+    /// The members of `key`'s to-many `relationship` whose latest record is a join.
+    func members(of key: GlobalObjectKey, relationship: String) throws -> Set<String> {
+        try Set(String.fetchAll(db.cachedStatement(sql: "SELECT member FROM members WHERE entity = ? AND gid = ? AND relationship = ? AND present = 1"),
+                                arguments: [key.entity, key.gid, relationship]))
+    }
+
+    /// Every object the store must be brought up to date with, in global order.
+    func dirtyObjects() throws -> [GlobalObjectKey] {
+        try Row.fetchAll(db, sql: "SELECT entity, gid FROM objects WHERE dirty = 1").map { GlobalObjectKey(entity: $0[0], gid: $0[1]) }.sorted()
+    }
+
+    func clearDirty(_ key: GlobalObjectKey) throws {
+        try db.execute(sql: "UPDATE objects SET dirty = 0 WHERE entity = ? AND gid = ?", arguments: [key.entity, key.gid])
+    }
+
+    func markDirty(_ key: GlobalObjectKey) throws {
+        try db.execute(sql: "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1",
+                       arguments: [key.entity, key.gid])
+    }
+
+    /// Objects whose row was reserved for them but whose save may not have happened.
+    func pendingObjects() throws -> [(GlobalObjectKey, Int64)] {
+        try Row.fetchAll(db, sql: "SELECT entity, gid, local_key FROM objects WHERE pending = 1 AND local_key IS NOT NULL")
+            .map { (GlobalObjectKey(entity: $0[0], gid: $0[1]), $0[2]) }
+    }
+
+    // MARK: Merging records
+
+    /// Merges one stamped record: it wins where its stamp is newer than what the state holds.
+    /// Returns whether the state changed. `dirty` marks the object for the store (remote
+    /// records) or not (records exported from the store itself).
+    @discardableResult
+    func merge(_ stamped: StampedRecord, dirty: Bool) throws -> Bool {
+        let s = stamped.stamp
+        switch stamped.record {
+        case .insert(let key), .delete(let key):
+            let prefix = if case .insert = stamped.record { "ins" } else { "del" }
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO objects (entity, gid, \(prefix)_l, \(prefix)_t, \(prefix)_p, dirty) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (entity, gid) DO UPDATE SET \(prefix)_l = excluded.\(prefix)_l, \(prefix)_t = excluded.\(prefix)_t,
+                    \(prefix)_p = excluded.\(prefix)_p, dirty = MAX(dirty, excluded.dirty)
+                WHERE objects.\(prefix)_l IS NULL OR (excluded.\(prefix)_l, excluded.\(prefix)_t, excluded.\(prefix)_p) > (objects.\(prefix)_l, objects.\(prefix)_t, objects.\(prefix)_p)
+                """)
+            try statement.execute(arguments: [key.entity, key.gid, s.lamport, s.milliseconds, s.peer, dirty])
+            return db.changesCount > 0
+        case .cell(let key, let property, let value):
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO cells (entity, gid, property, l, t, p, value) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (entity, gid, property) DO UPDATE SET l = excluded.l, t = excluded.t, p = excluded.p, value = excluded.value
+                WHERE (excluded.l, excluded.t, excluded.p) > (cells.l, cells.t, cells.p)
+                """)
+            try statement.execute(arguments: [key.entity, key.gid, property, s.lamport, s.milliseconds, s.peer, Data(value)])
+            guard db.changesCount > 0 else { return false }
+            try touch(key, dirty: dirty)
+            return true
+        case .member(let key, let relationship, let member, let present):
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO members (entity, gid, relationship, member, present, l, t, p) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (entity, gid, relationship, member) DO UPDATE SET present = excluded.present, l = excluded.l, t = excluded.t, p = excluded.p
+                WHERE (excluded.l, excluded.t, excluded.p) > (members.l, members.t, members.p)
+                """)
+            try statement.execute(arguments: [key.entity, key.gid, relationship, member, present, s.lamport, s.milliseconds, s.peer])
+            guard db.changesCount > 0 else { return false }
+            try touch(key, dirty: dirty)
+            return true
+        }
+    }
+
+    private func touch(_ key: GlobalObjectKey, dirty: Bool) throws {
+        let sql = dirty
+            ? "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1"
+            : "INSERT OR IGNORE INTO objects (entity, gid) VALUES (?, ?)"
+        try db.cachedStatement(sql: sql).execute(arguments: [key.entity, key.gid])
+    }
+
+    /// The whole merge state as stamped records (for a baseline), in a fixed order.
+    func allRecords() throws -> [StampedRecord] {
+        var records: [StampedRecord] = []
+        let objects = try Row.fetchCursor(db, sql: "SELECT entity, gid, ins_l, ins_t, ins_p, del_l, del_t, del_p FROM objects ORDER BY entity, gid")
+        while let row = try objects.next() {
+            let key = GlobalObjectKey(entity: row[0], gid: row[1])
+            if let l: Int64 = row[2] { records.append(StampedRecord(stamp: Stamp(lamport: l, milliseconds: row[3], peer: row[4]), record: .insert(key))) }
+            if let l: Int64 = row[5] { records.append(StampedRecord(stamp: Stamp(lamport: l, milliseconds: row[6], peer: row[7]), record: .delete(key))) }
+        }
+        let cells = try Row.fetchCursor(db, sql: "SELECT entity, gid, property, l, t, p, value FROM cells ORDER BY entity, gid, property")
+        while let row = try cells.next() {
+            records.append(StampedRecord(stamp: Stamp(lamport: row[3], milliseconds: row[4], peer: row[5]),
+                                         record: .cell(GlobalObjectKey(entity: row[0], gid: row[1]), property: row[2], value: [UInt8](row[6] as Data))))
+        }
+        let members = try Row.fetchCursor(db, sql: "SELECT entity, gid, relationship, member, present, l, t, p FROM members ORDER BY entity, gid, relationship, member")
+        while let row = try members.next() {
+            records.append(StampedRecord(stamp: Stamp(lamport: row[5], milliseconds: row[6], peer: row[7]),
+                                         record: .member(GlobalObjectKey(entity: row[0], gid: row[1]), relationship: row[2], member: row[3], present: row[4])))
+        }
+        return records
+    }
+
+    // MARK: Files
+
+    func isIntegrated(_ name: String) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM integrated WHERE name = ?"), arguments: [name]) ?? false
+    }
+
+    func markIntegrated(_ name: String, peer: String, sequence: Int64, lamport: Int64) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO integrated (name, peer, seq, lamport) VALUES (?, ?, ?, ?)", arguments: [name, peer, sequence, lamport])
+    }
+
+    /// Whether a file of `peer` at `lamport` is already held, by a merged baseline or because
+    /// every earlier file of that peer was merged.
+    func covers(peer: String, lamport: Int64) throws -> Bool {
+        try coverage().first { $0.peer == peer }.map { lamport <= $0.lamport } ?? false
+    }
+
+    /// For each peer: the files held without a gap, from merged baselines and events.
+    func coverage() throws -> [EventCoverage] {
+        var result: [String: EventCoverage] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT peer, seq, lamport FROM coverage") {
+            result[row[0]] = EventCoverage(peer: row[0], sequence: row[1], lamport: row[2])
+        }
+        let rows = try Row.fetchCursor(db, sql: "SELECT peer, seq, lamport FROM integrated ORDER BY peer, seq")
+        while let row = try rows.next() {
+            let peer: String = row[0], seq: Int64 = row[1]
+            let current = result[peer] ?? EventCoverage(peer: peer, sequence: 0, lamport: 0)
+            if seq <= current.sequence { continue }
+            if seq == current.sequence + 1 { result[peer] = EventCoverage(peer: peer, sequence: seq, lamport: max(current.lamport, row[2])) }
+        }
+        return result.values.sorted { $0.peer < $1.peer }
+    }
+
+    /// Records what a merged baseline held.
+    func absorbCoverage(_ entries: [EventCoverage]) throws {
+        for entry in entries {
+            try db.execute(sql: """
+                INSERT INTO coverage (peer, seq, lamport) VALUES (?, ?, ?)
+                ON CONFLICT (peer) DO UPDATE SET seq = excluded.seq, lamport = excluded.lamport WHERE excluded.seq > coverage.seq
+                """, arguments: [entry.peer, entry.sequence, entry.lamport])
+        }
+    }
+
+    // MARK: Outbox
+
+    func addToOutbox(_ name: String, _ data: Data) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO outbox (name, data) VALUES (?, ?)", arguments: [name, data])
+    }
+
+    func outbox() throws -> [(String, Data)] {
+        try Row.fetchAll(db, sql: "SELECT name, data FROM outbox ORDER BY name").map { ($0[0], $0[1]) }
+    }
+
+    func removeFromOutbox(_ name: String) throws {
+        try db.execute(sql: "DELETE FROM outbox WHERE name = ?", arguments: [name])
+    }
+}
+
+/// What the state says of one object.
+struct ObjectState {
+    var localKey: Int64?
+    var exists: Bool
+    var pending: Bool
+}
