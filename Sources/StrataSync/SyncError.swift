@@ -66,8 +66,6 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         /// The store's own operation failed (reading its history, saving); `underlying` holds
         /// the `StrataError`.
         public static let storeFailure = Code(rawValue: "storeFailure")
-        /// Another sync, attach or detach of this ensemble is running.
-        public static let busy = Code(rawValue: "busy")
     }
 
     /// The kind of failure.
