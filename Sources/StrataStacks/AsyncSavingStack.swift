@@ -31,4 +31,6 @@ public final class AsyncSavingStack: CoreStack {
 
     /// Pushes main into the writer (in memory, on the main queue), then writes on the writer's queue.
     public func save() async throws { try await contexts.save() }
+
+    public func mergeChangesSavedElsewhere(_ changes: ChangeSet) async { await contexts.merge(changes) }
 }

@@ -27,6 +27,21 @@ public protocol CoreStack: AnyObject, Sendable {
     func newTemporaryContext() -> ObjectContext
     /// Saves the main context's changes all the way to disk.
     func save() async throws
+    /// The coordinator of the main context's store (what a sync engine or a batch request
+    /// works on).
+    var coordinator: StoreCoordinator { get }
+    /// Brings the stack's long-lived contexts (main, and the writer where there is one) up to
+    /// date with a save made through another context of ``coordinator`` — a sync engine's
+    /// merge, a batch request — so the UI and its fetched results show it. Unsaved edits in
+    /// main are kept or dropped per its merge policy.
+    ///
+    /// For example:
+    /// ```swift
+    /// let token = ensemble.observeMergedChanges { changes in
+    ///     Task { await stack.mergeChangesSavedElsewhere(changes) }
+    /// }
+    /// ```
+    func mergeChangesSavedElsewhere(_ changes: ChangeSet) async
 }
 
 /// The stacks Strata offers.

@@ -57,6 +57,8 @@ public final class HybridStack: CoreStack {
     /// Pushes main into the writer (in memory, on the main queue), then writes on the writer's queue.
     public func save() async throws { try await contexts.save() }
 
+    public func mergeChangesSavedElsewhere(_ changes: ChangeSet) async { await contexts.merge(changes) }
+
     /// An import context saved: bring the writer and main up to date as the mode says.
     private func importDidSave(_ changes: ChangeSet) {
         switch importMergeMode {

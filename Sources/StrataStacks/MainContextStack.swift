@@ -30,4 +30,9 @@ public final class MainContextStack: CoreStack {
         let main = mainContext
         try await main.perform { try main.save() }
     }
+
+    public func mergeChangesSavedElsewhere(_ changes: ChangeSet) async {
+        let main = mainContext
+        _ = try? await main.perform { main.merge(changes) }
+    }
 }

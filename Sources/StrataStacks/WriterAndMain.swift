@@ -16,6 +16,13 @@ struct WriterAndMain: Sendable {
         main = ObjectContext(.mainQueue, parent: writer, name: "main")
     }
 
+    /// Merges a save made elsewhere on the coordinator into the writer, then into main.
+    func merge(_ changes: ChangeSet) async {
+        let main = self.main, writer = self.writer
+        _ = try? await writer.perform { writer.merge(changes) }
+        _ = try? await main.perform { main.merge(changes) }
+    }
+
     /// Pushes main into the writer, then writes the writer to disk.
     func save() async throws {
         let main = self.main, writer = self.writer

@@ -18,6 +18,7 @@ extension Ensemble {
     public func attach() async throws(SyncError) {
         try await exclusive(.attach) { () async throws(SyncError) in
             if state != nil { return }
+            unreadableState = nil
             try await cloud { try await cloudFileSystem.connect() }
             for folder in [layout.root, layout.peers, layout.events, layout.baselines] {
                 try await cloud { try await cloudFileSystem.createDirectory(at: folder) }

@@ -35,6 +35,8 @@ public actor Ensemble {
     let stateURL: URL
     /// Open while attached.
     var state: SyncState?
+    /// The state file that could not be read at init, if any (reported as a forced detach).
+    var unreadableState: SyncError?
     /// Set while an operation runs, so a second one waits its turn.
     private var running = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -42,6 +44,12 @@ public actor Ensemble {
     let mergeObservers = MergeObservers()
     var activityContinuations: [UUID: AsyncStream<SyncActivity>.Continuation] = [:]
     var forcedDetachHandlers: [@Sendable (ForcedDetach) -> Void] = []
+    /// Delivers merged change sets to a stack (``init(identifier:stack:cloudFileSystem:globalIdentifiers:options:)``).
+    private var stackDelivery: Task<Void, Never>?
+
+    func setStackDelivery(_ task: Task<Void, Never>) { stackDelivery = task }
+
+    deinit { stackDelivery?.cancel() }
 
     /// Creates the ensemble for `coordinator`'s store; reads this peer's sync state if it
     /// attached before.
@@ -71,8 +79,8 @@ public actor Ensemble {
                 let opened = try SyncState(url: stateURL)
                 if try opened.read({ tx in try tx.meta("attached", as: Bool.self) }) == true { state = opened } else { try? opened.close() }
             } catch {
-                // Read again at attach; a damaged state is replaced there.
-                state = nil
+                // The next sync reports a forced detach; attach replaces the file.
+                unreadableState = error
             }
         }
     }
@@ -174,6 +182,10 @@ public actor Ensemble {
     }
 
     func requireState() throws(SyncError) -> SyncState {
+        if let unreadableState {
+            self.unreadableState = nil
+            throw forceDetach(.corruptLocalState, "the local sync state could not be read: \(unreadableState.message)")
+        }
         guard let state else { throw SyncError(.notAttached, "the ensemble \(identifier) is not attached: call attach() first") }
         return state
     }
