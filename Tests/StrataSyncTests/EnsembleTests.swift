@@ -125,6 +125,26 @@ import Testing
         #expect(try await peers[2].count("Book") == 15)
     }
 
+    @Test func batchInsertsUpdatesAndDeletesAreCapturedToo() async throws {
+        let cloud = MemoryCloudFileSystem()
+        let model = try SyncTestModel.make()
+        let a = try await SyncPeer("a", cloud: cloud, model: model)
+        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        _ = try a.coordinator.execute(BatchInsertRequest(entityName: "Tag", objects: (0..<4).map { ["name": .string("t\($0)")] }))
+        try await a.ensemble.sync()
+        try await b.ensemble.sync()
+        #expect(try await b.count("Tag") == 4)
+        _ = try a.coordinator.execute(BatchUpdateRequest(entityName: "Tag", predicate: try ObjectPredicate("name == %@", "t1"), propertiesToUpdate: ["name": .string("renamed")]))
+        _ = try a.coordinator.execute(BatchDeleteRequest(entityName: "Tag", predicate: try ObjectPredicate("name == %@", "t2")))
+        try await a.ensemble.sync()
+        try await b.ensemble.sync()
+        #expect(try await b.count("Tag") == 3)
+        #expect(try await b.objects("Tag", where: "name", is: .string("renamed")).count == 1)
+        #expect(try await a.dump() == b.dump())
+    }
+
     @Test func syncBeforeAttachThrowsNotAttached() async throws {
         let model = try SyncTestModel.make()
         let a = try await SyncPeer("a", cloud: MemoryCloudFileSystem(), model: model)
