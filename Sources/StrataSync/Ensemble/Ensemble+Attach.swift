@@ -20,7 +20,7 @@ extension Ensemble {
             if state != nil { return }
             unreadableState = nil
             try await cloud { try await cloudFileSystem.connect() }
-            for folder in [layout.root, layout.peers, layout.events, layout.baselines] {
+            for folder in [layout.root, layout.peers, layout.events, layout.baselines, layout.blobs] {
                 try await cloud { try await cloudFileSystem.createDirectory(at: folder) }
             }
             let identity = try await cloudIdentity(creating: true) ?? ""

@@ -3,7 +3,8 @@ import Strata
 
 extension Ensemble {
     func exporter(_ state: SyncState, peer: PeerID) -> LocalExporter {
-        LocalExporter(model: model, state: state, peer: peer, modelVersion: String(coordinator.model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength)))
+        LocalExporter(model: model, state: state, peer: peer, modelVersion: String(coordinator.model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength)),
+                      blobThreshold: options.blobThreshold)
     }
 
     func peer(of state: SyncState) throws(SyncError) -> PeerID {

@@ -55,10 +55,13 @@ extension Ensemble {
         }
     }
 
-    /// Uploads the event files waiting in the outbox, oldest first.
+    /// Uploads the files waiting in the outbox: blobs first (a file is listed only once what
+    /// it refers to is there), then event files, oldest first.
     func uploadOutbox(_ state: SyncState) async throws(SyncError) {
         for (name, data) in try state.read({ tx in try tx.outbox() }) {
-            let path = try layout.events.appending(name)
+            let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { try state.write { tx in try tx.removeFromOutbox(name) }; continue }
+            let path = try (parts[0] == "blobs" ? layout.blobs : layout.events).appending(parts[1])
             try await cloud { try await cloudFileSystem.upload(data, to: path) }
             try state.write { tx in try tx.removeFromOutbox(name) }
         }
@@ -78,15 +81,24 @@ extension Ensemble {
     func download(_ name: ChangeFileName, in folder: CloudPath, report: inout SyncReport) async -> (ChangeFile, EventPayload)? {
         let path: CloudPath
         do { path = try folder.appending(name.cloudName) } catch { return nil }
+        let data: Data
         do {
-            let data = try await cloud { try await cloudFileSystem.download(from: path) }
+            data = try await cloud { try await cloudFileSystem.download(from: path) }
+        } catch where error.code == .notFound {
+            return nil   // removed by a peer's cleanup since the listing: a baseline holds it
+        } catch {
+            report.skippedFiles.append(.init(path: path.rawValue, error: error))
+            return nil
+        }
+        do {
             let file = try ChangeFile.decode(data, options: .init(maxPayloadSize: cloudFileSystem.limits.maxFileSize, expectedName: name))
-            let payload = try EventPayload.decode(file.payload, file: path.rawValue)
+            let wire = try EventPayload.decode(file.payload, file: path.rawValue)
+            let payload = try await BlobTransport.internalize(wire, lamport: file.header.lamport, peer: file.header.peer, path: path.rawValue,
+                                                              cloud: cloudFileSystem, folder: layout.blobs)
             try validate(payload, of: file.header, path: path.rawValue)
             return (file, payload)
-        } catch where error.code == .notFound {
-            return nil
         } catch {
+            // A blob not there yet is skipped like a truncated file: the next sync tries again.
             report.skippedFiles.append(.init(path: path.rawValue, error: error))
             return nil
         }
@@ -163,29 +175,47 @@ extension Ensemble {
         if lamport > (try tx.meta("lamport", as: Int64.self) ?? 0) { try tx.setMeta("lamport", lamport) }
     }
 
-    /// Writes the whole merge state as a baseline, then removes the event files it holds and
-    /// the baselines this peer merged before (their content is in the new one).
+    /// Writes the whole merge state as a baseline, then removes the event files it holds, the
+    /// baselines this peer merged before (their content is in the new one), and their blobs.
     func writeBaseline(_ state: SyncState, events: [ChangeFileName], baselines: [ChangeFileName]) async throws(SyncError) {
         let peer = try peer(of: state)
-        let (name, data, coverage, merged) = try state.write { tx -> (ChangeFileName, Data, [EventCoverage], Set<String>) in
+        let threshold = options.blobThreshold
+        let (name, data, blobs, coverage, merged) = try state.write { tx -> (ChangeFileName, Data, [(name: String, data: Data)], [EventCoverage], Set<String>) in
             let lamport = (try tx.meta("lamport", as: Int64.self) ?? 0) + 1
             try tx.setMeta("lamport", lamport)
             let coverage = try tx.coverage()
-            let payload = EventPayload(sequence: 0, coverage: coverage, records: try tx.allRecords())
+            let wire = BlobTransport.externalize(try tx.allRecords(), threshold: threshold, lamport: UInt64(lamport), peer: peer)
+            let payload = EventPayload(sequence: 0, coverage: coverage, records: wire.records)
             let header = try ChangeFileHeader(lamport: UInt64(lamport), peer: peer, kind: .baseline,
                                               modelVersion: String(coordinator.model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength)), createdAt: options.now())
             try tx.markIntegrated(header.fileName.rawValue, peer: peer.rawValue, sequence: 0, lamport: lamport)
             var merged: Set<String> = []
             for baseline in baselines where try tx.isIntegrated(baseline.rawValue) { merged.insert(baseline.rawValue) }
-            return (header.fileName, ChangeFile(header: header, payload: payload.encoded()).encoded(), coverage, merged)
+            return (header.fileName, ChangeFile(header: header, payload: payload.encoded()).encoded(), wire.blobs, coverage, merged)
+        }
+        for blob in blobs {
+            try await cloud { try await cloudFileSystem.upload(blob.data, to: layout.blobs.appending(blob.name)) }
         }
         try await cloud { try await cloudFileSystem.upload(data, to: layout.baselines.appending(name.cloudName)) }
         let held = Dictionary(uniqueKeysWithValues: coverage.map { ($0.peer, $0.lamport) })
+        var removed: [ChangeFileName] = []
         for event in events where Int64(event.lamport) <= held[event.peer.rawValue] ?? -1 {
-            try? await cloudFileSystem.removeItem(at: layout.events.appending(event.cloudName))
+            if (try? await cloudFileSystem.removeItem(at: layout.events.appending(event.cloudName))) != nil { removed.append(event) }
         }
         for baseline in baselines where merged.contains(baseline.rawValue) && baseline != name {
-            try? await cloudFileSystem.removeItem(at: layout.baselines.appending(baseline.cloudName))
+            if (try? await cloudFileSystem.removeItem(at: layout.baselines.appending(baseline.cloudName))) != nil { removed.append(baseline) }
+        }
+        try await removeBlobs(of: removed)
+    }
+
+    /// Removes the blobs of files that are gone.
+    func removeBlobs(of files: [ChangeFileName]) async throws(SyncError) {
+        guard !files.isEmpty, let items = try? await cloudFileSystem.contentsOfDirectory(at: layout.blobs) else { return }
+        let prefixes = Set(files.map { BlobTransport.prefix(lamport: $0.lamport, peer: $0.peer) })
+        for item in items where !item.isDirectory {
+            let name = item.name.rawValue
+            guard let cut = name.lastIndex(of: "_"), prefixes.contains(String(name[...cut])) else { continue }
+            try? await cloudFileSystem.removeItem(at: layout.blobs.appending(item.name))
         }
     }
 }

@@ -5,6 +5,7 @@
 /// <ensemble>/peers/<peer>                one registration per attached peer
 /// <ensemble>/events/<lamport>_<peer>_events.strata
 /// <ensemble>/baselines/<lamport>_<peer>_baseline.strata
+/// <ensemble>/blobs/<lamport>_<peer>_<n>.blob       large values of the file of that count and peer
 /// ```
 struct EnsembleLayout: Sendable {
     let root: CloudPath
@@ -12,6 +13,7 @@ struct EnsembleLayout: Sendable {
     let peers: CloudPath
     let events: CloudPath
     let baselines: CloudPath
+    let blobs: CloudPath
 
     init(identifier: String) throws(SyncError) {
         root = try CloudPath(names: [CloudName(identifier)])
@@ -19,6 +21,7 @@ struct EnsembleLayout: Sendable {
         peers = try root.appending("peers")
         events = try root.appending("events")
         baselines = try root.appending("baselines")
+        blobs = try root.appending("blobs")
     }
 
     func registration(of peer: PeerID) throws(SyncError) -> CloudPath { try peers.appending(peer.rawValue) }

@@ -16,6 +16,9 @@ public struct EnsembleOptions: Sendable {
     /// When the cloud holds more event files than this, a sync writes a baseline and removes
     /// the files it replaces.
     public var baselineEventThreshold = 100
+    /// Property values larger than this many bytes (a photo, a document) travel as separate
+    /// files under `blobs/`, so event files stay small and a value is downloaded once.
+    public var blobThreshold = 64 * 1024
     /// The clock of the stamps' wall-clock part (tests fix it).
     public var now: @Sendable () -> Date = { Date() }
 

@@ -14,6 +14,8 @@ struct LocalExporter {
     let state: SyncState
     let peer: PeerID
     let modelVersion: String
+    /// Values above this many bytes travel as blobs.
+    let blobThreshold: Int
 
     /// What one export found in the history.
     struct Touched: Sendable {
@@ -67,9 +69,11 @@ struct LocalExporter {
             guard !diff.records.isEmpty else { return nil }
             for record in diff.records { try tx.merge(record, dirty: false) }
             let sequence = (try tx.meta("nextSequence", as: Int64.self) ?? 1)
-            let payload = EventPayload(sequence: sequence, coverage: [], records: diff.records)
+            let wire = BlobTransport.externalize(diff.records, threshold: blobThreshold, lamport: header.lamport, peer: peer)
+            for blob in wire.blobs { try tx.addToOutbox("blobs/\(blob.name)", blob.data) }
+            let payload = EventPayload(sequence: sequence, coverage: [], records: wire.records)
             let file = ChangeFile(header: header, payload: payload.encoded())
-            try tx.addToOutbox(header.fileName.rawValue, file.encoded())
+            try tx.addToOutbox("events/\(header.fileName.rawValue)", file.encoded())
             try tx.markIntegrated(header.fileName.rawValue, peer: peer.rawValue, sequence: sequence, lamport: lamport)
             try tx.setMeta("nextSequence", sequence + 1)
             try tx.setMeta("lamport", lamport)
