@@ -54,6 +54,27 @@ import Testing
         #expect(try await a.dump() == b.dump())
     }
 
+    @Test func aBaselineClaimingLaterFilesIsRefusedAndHidesNothing() async throws {
+        let cloud = MemoryCloudFileSystem()
+        let model = try SyncTestModel.make()
+        let a = try await SyncPeer("a", cloud: cloud, model: model)
+        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await a.edit { try $0.make("Tag", ["name": "real"]) }
+        try await a.ensemble.sync()
+        // A forged baseline at count 2 claims every file of a up to count 1 000.
+        let aPeer = try #require(await a.ensemble.peerID)
+        let forger = PeerID.random()
+        let header = try ChangeFileHeader(lamport: 2, peer: forger, kind: .baseline, modelVersion: String(model.versionHash.prefix(64)))
+        let payload = EventPayload(sequence: 0, coverage: [EventCoverage(peer: aPeer.rawValue, sequence: 1_000, lamport: 1_000)], records: [])
+        let layout = try EnsembleLayout(identifier: "TestEnsemble")
+        try await cloud.upload(ChangeFile(header: header, payload: payload.encoded()).encoded(), to: layout.baselines.appending(header.fileName.cloudName))
+        let report = try await b.ensemble.sync()
+        #expect(report.skippedFiles.map(\.error.code) == [.corruptFile])
+        #expect(try await b.count("Tag") == 1)
+    }
+
     @Test func aRemovedRegistrationDetachesByForceAndAttachingAgainResumes() async throws {
         let cloud = MemoryCloudFileSystem()
         let model = try SyncTestModel.make()

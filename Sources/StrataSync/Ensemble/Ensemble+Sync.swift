@@ -107,6 +107,11 @@ extension Ensemble {
     /// Refuses a payload this peer can't merge faithfully: names its model lacks, or an
     /// event whose records claim another peer's or another count's stamp.
     func validate(_ payload: EventPayload, of header: ChangeFileHeader, path: String) throws(SyncError) {
+        // A baseline holds only files older than itself (its writer's count passed theirs), so
+        // a forged one cannot hide later files of another peer; an event file covers nothing.
+        for entry in payload.coverage where header.kind != .baseline || entry.lamport >= Int64(header.lamport) || (try? PeerID(entry.peer)) == nil {
+            throw SyncError(.corruptFile, "the file claims to hold files it cannot hold (\(entry.peer) up to count \(entry.lamport))", path: path)
+        }
         for stamped in payload.records {
             if header.kind == .events, stamped.stamp.peer != header.peer.rawValue || stamped.stamp.lamport != Int64(header.lamport) {
                 throw SyncError(.corruptFile, "an event file's record carries a stamp of another peer or count", path: path)
