@@ -148,7 +148,7 @@ extension Ensemble {
             if try state.read({ tx in try tx.isIntegrated(name.rawValue) }) { return }
             guard let (file, payload) = await download(name, in: layout.baselines, report: &report) else { continue }
             try state.write { tx in
-                for record in payload.records { try tx.merge(record, dirty: true) }
+                try tx.merge(payload.records, dirty: true)
                 try tx.absorbCoverage(payload.coverage)
                 try tx.markIntegrated(name.rawValue, peer: file.header.peer.rawValue, sequence: 0, lamport: Int64(file.header.lamport))
                 try advanceClock(tx, to: Int64(file.header.lamport))
@@ -167,7 +167,7 @@ extension Ensemble {
             if known { continue }
             guard let (file, payload) = await download(name, in: layout.events, report: &report) else { continue }
             try state.write { tx in
-                for record in payload.records { try tx.merge(record, dirty: true) }
+                try tx.merge(payload.records, dirty: true)
                 try tx.markIntegrated(name.rawValue, peer: file.header.peer.rawValue, sequence: payload.sequence, lamport: Int64(file.header.lamport))
                 try advanceClock(tx, to: Int64(file.header.lamport))
             }

@@ -25,7 +25,8 @@ public struct SyncReport: Sendable {
     public var mergedBaseline = false
     /// Objects inserted, updated or deleted in the store by the merge.
     public var objectsWritten = 0
-    /// The change set the merge saved (also delivered to ``Ensemble/mergedChanges()``).
+    /// How many objects the merge's save inserted, updated and deleted (the change set
+    /// itself goes to ``Ensemble/mergedChanges()``).
     public var changes = ChangeSetSummary()
     /// Files left for later.
     public var skippedFiles: [SkippedFile] = []
@@ -33,11 +34,4 @@ public struct SyncReport: Sendable {
     public var wroteBaseline = false
     /// Directory listings made.
     public var listings = 0
-}
-
-/// Counts of a change set.
-public struct ChangeSetSummary: Sendable, Hashable {
-    public var inserted = 0
-    public var updated = 0
-    public var deleted = 0
 }

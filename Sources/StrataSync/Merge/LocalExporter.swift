@@ -67,7 +67,7 @@ struct LocalExporter {
             try diff.run(touched, snapshot)
             if let token = touched.lastToken { try tx.setMeta("historyToken", token.rawValue) }
             guard !diff.records.isEmpty else { return nil }
-            for record in diff.records { try tx.merge(record, dirty: false) }
+            try tx.merge(diff.records, dirty: false)
             let sequence = (try tx.meta("nextSequence", as: Int64.self) ?? 1)
             let wire = BlobTransport.externalize(diff.records, threshold: blobThreshold, lamport: header.lamport, peer: peer)
             for blob in wire.blobs { try tx.addToOutbox("blobs/\(blob.name)", blob.data) }

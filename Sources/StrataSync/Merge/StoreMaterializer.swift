@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Strata
 
 /// Brings the store up to date with the merge state: every object a merge changed (marked
@@ -117,7 +116,7 @@ struct StoreMaterializer: Sendable {
         let model = self.model, state = self.state
         let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "strata.sync.merge")
         context.transactionAuthor = Self.author
-        let collected = Collected()
+        let collected = ChangeSetCollector()
         let observation = context.observeChanges { changes in if !changes.isEmpty { collected.add(changes) } }
         defer { observation.cancel() }
         let written: Written
@@ -204,25 +203,5 @@ struct StoreMaterializer: Sendable {
             throw error
         }
         return written
-    }
-}
-
-/// Change sets a context published while the ensemble saved, gathered from its queue.
-final class Collected: Sendable {
-    private let sets = Mutex<[ChangeSet]>([])
-
-    func add(_ changes: ChangeSet) { sets.withLock { $0.append(changes) } }
-
-    /// The gathered sets as one.
-    var merged: ChangeSet {
-        sets.withLock { all in
-            var result = ChangeSet()
-            for set in all {
-                result.inserted.formUnion(set.inserted)
-                result.deleted.formUnion(set.deleted)
-                result.updated.merge(set.updated) { $1 }
-            }
-            return result
-        }
     }
 }

@@ -73,11 +73,30 @@ struct StateTransaction {
 
     // MARK: Merging records
 
-    /// Merges one stamped record: it wins where its stamp is newer than what the state holds.
-    /// Returns whether the state changed. `dirty` marks the object for the store (remote
-    /// records) or not (records exported from the store itself).
+    /// Merges stamped records: each wins where its stamp is newer than what the state holds.
+    /// `dirty` marks the objects that changed for the store (remote records) or not (records
+    /// exported from the store itself). Returns how many records changed the state.
     @discardableResult
-    func merge(_ stamped: StampedRecord, dirty: Bool) throws -> Bool {
+    func merge(_ records: [StampedRecord], dirty: Bool) throws -> Int {
+        var changed = 0
+        var touched: Set<GlobalObjectKey> = []
+        for record in records where try merge(record, dirty: dirty) {
+            changed += 1
+            switch record.record {
+            case .cell(let key, _, _), .member(let key, _, _, _): touched.insert(key)
+            case .insert, .delete: break
+            }
+        }
+        let sql = dirty
+            ? "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1"
+            : "INSERT OR IGNORE INTO objects (entity, gid) VALUES (?, ?)"
+        let statement = try db.cachedStatement(sql: sql)
+        for key in touched { try statement.execute(arguments: [key.entity, key.gid]) }
+        return changed
+    }
+
+    /// Merges one record; its object's row is the caller's to touch.
+    private func merge(_ stamped: StampedRecord, dirty: Bool) throws -> Bool {
         let s = stamped.stamp
         switch stamped.record {
         case .insert(let key), .delete(let key):
@@ -97,9 +116,7 @@ struct StateTransaction {
                 WHERE (excluded.l, excluded.t, excluded.p) > (cells.l, cells.t, cells.p)
                 """)
             try statement.execute(arguments: [key.entity, key.gid, property, s.lamport, s.milliseconds, s.peer, Data(value)])
-            guard db.changesCount > 0 else { return false }
-            try touch(key, dirty: dirty)
-            return true
+            return db.changesCount > 0
         case .member(let key, let relationship, let member, let present):
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO members (entity, gid, relationship, member, present, l, t, p) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -107,17 +124,8 @@ struct StateTransaction {
                 WHERE (excluded.l, excluded.t, excluded.p) > (members.l, members.t, members.p)
                 """)
             try statement.execute(arguments: [key.entity, key.gid, relationship, member, present, s.lamport, s.milliseconds, s.peer])
-            guard db.changesCount > 0 else { return false }
-            try touch(key, dirty: dirty)
-            return true
+            return db.changesCount > 0
         }
-    }
-
-    private func touch(_ key: GlobalObjectKey, dirty: Bool) throws {
-        let sql = dirty
-            ? "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1"
-            : "INSERT OR IGNORE INTO objects (entity, gid) VALUES (?, ?)"
-        try db.cachedStatement(sql: sql).execute(arguments: [key.entity, key.gid])
     }
 
     /// The whole merge state as stamped records (for a baseline), in a fixed order.
@@ -197,11 +205,4 @@ struct StateTransaction {
     func removeFromOutbox(_ name: String) throws {
         try db.execute(sql: "DELETE FROM outbox WHERE name = ?", arguments: [name])
     }
-}
-
-/// What the state says of one object.
-struct ObjectState {
-    var localKey: Int64?
-    var exists: Bool
-    var pending: Bool
 }
