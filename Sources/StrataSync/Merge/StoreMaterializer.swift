@@ -41,28 +41,31 @@ struct StoreMaterializer: Sendable {
     /// Reads the dirty objects into a plan.
     func plan() throws(SyncError) -> [Planned] {
         try state.read { tx in
-            let dirty = try tx.dirtyObjects()
+            let dirty = try tx.dirtyObjectsWithValues()
+            var targets: [GlobalObjectKey: Target?] = [:]
+            for (key, object, _, _) in dirty { targets[key] = object.exists ? Target(key: key, localKey: object.localKey) : .some(nil) }
+            func target(_ key: GlobalObjectKey) throws -> Target? {
+                if let known = targets[key] { return known }
+                let found = try tx.object(key).flatMap { $0.exists ? Target(key: key, localKey: $0.localKey) : nil }
+                targets[key] = .some(found)
+                return found
+            }
             var planned: [Planned] = []
             planned.reserveCapacity(dirty.count)
-            for key in dirty {
-                guard let plan = model.entities[key.entity], let object = try tx.object(key) else { continue }
+            for (key, object, cells, members) in dirty {
+                guard let plan = model.entities[key.entity] else { continue }
                 var item = Planned(key: key, localKey: object.localKey, exists: object.exists)
                 guard object.exists else { planned.append(item); continue }
-                let cells = try tx.cells(of: key)
                 for attribute in plan.attributes {
                     guard let bytes = cells[attribute.name], case .attribute(let value)? = CellValue.decode(bytes, attribute: attribute) else { continue }
                     item.attributes.append((attribute.name, value))
                 }
                 for relationship in plan.toOnes {
                     guard let bytes = cells[relationship.name], case .reference(let gid)? = CellValue.decode(bytes, attribute: nil) else { continue }
-                    item.toOnes.append((relationship.name, try gid.flatMap { g throws -> Target? in
-                        let target = GlobalObjectKey(entity: relationship.destination, gid: g)
-                        guard let held = try tx.object(target), held.exists else { return nil }
-                        return Target(key: target, localKey: held.localKey)
-                    }))
+                    item.toOnes.append((relationship.name, try gid.flatMap { try target(GlobalObjectKey(entity: relationship.destination, gid: $0)) }))
                 }
                 for relationship in plan.toManys {
-                    let present = try tx.members(of: key, relationship: relationship.name)
+                    let present = members[relationship.name] ?? []
                     var order: [String] = []
                     if relationship.isOrdered, let bytes = cells[relationship.name], case .order(let listed)? = CellValue.decode(bytes, attribute: nil) {
                         var seen: Set<String> = []
@@ -70,12 +73,8 @@ struct StoreMaterializer: Sendable {
                     }
                     let listed = Set(order)
                     order += present.filter { !listed.contains($0) }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-                    var targets: [Target] = []
-                    for gid in order {
-                        let target = GlobalObjectKey(entity: relationship.destination, gid: gid)
-                        if let held = try tx.object(target), held.exists { targets.append(Target(key: target, localKey: held.localKey)) }
-                    }
-                    item.toManys.append((relationship.name, targets, relationship.isOrdered))
+                    let resolved = try order.compactMap { try target(GlobalObjectKey(entity: relationship.destination, gid: $0)) }
+                    item.toManys.append((relationship.name, resolved, relationship.isOrdered))
                 }
                 planned.append(item)
             }

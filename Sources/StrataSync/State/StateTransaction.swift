@@ -51,9 +51,29 @@ struct StateTransaction {
                                 arguments: [key.entity, key.gid, relationship]))
     }
 
-    /// Every object the store must be brought up to date with, in global order.
-    func dirtyObjects() throws -> [GlobalObjectKey] {
-        try Row.fetchAll(db, sql: "SELECT entity, gid FROM objects WHERE dirty = 1").map { GlobalObjectKey(entity: $0[0], gid: $0[1]) }.sorted()
+    /// Every dirty object with what the state says of it, its cells and its present members
+    /// (three queries, whatever the count), in global order.
+    func dirtyObjectsWithValues() throws -> [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<String>])] {
+        var objects: [GlobalObjectKey: ObjectState] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT entity, gid, local_key, \(Self.existsSQL), pending FROM objects WHERE dirty = 1") {
+            objects[GlobalObjectKey(entity: row[0], gid: row[1])] = ObjectState(localKey: row[2], exists: row[3], pending: row[4])
+        }
+        var cells: [GlobalObjectKey: [String: [UInt8]]] = [:]
+        let cellRows = try Row.fetchCursor(db, sql: """
+            SELECT c.entity, c.gid, c.property, c.value FROM cells c JOIN objects o ON o.entity = c.entity AND o.gid = c.gid WHERE o.dirty = 1
+            """)
+        while let row = try cellRows.next() {
+            cells[GlobalObjectKey(entity: row[0], gid: row[1]), default: [:]][row[2]] = [UInt8](row[3] as Data)
+        }
+        var members: [GlobalObjectKey: [String: Set<String>]] = [:]
+        let memberRows = try Row.fetchCursor(db, sql: """
+            SELECT m.entity, m.gid, m.relationship, m.member FROM members m JOIN objects o ON o.entity = m.entity AND o.gid = m.gid
+            WHERE o.dirty = 1 AND m.present = 1
+            """)
+        while let row = try memberRows.next() {
+            members[GlobalObjectKey(entity: row[0], gid: row[1]), default: [:]][row[2], default: []].insert(row[3])
+        }
+        return objects.keys.sorted().map { key in (key, objects[key]!, cells[key] ?? [:], members[key] ?? [:]) }
     }
 
     func clearDirty(_ key: GlobalObjectKey) throws {
