@@ -61,6 +61,13 @@ let package = Package(
             path: "Sandbox/SandboxKit",
             swiftSettings: swiftSettings
         ),
+        // Ensembles' seed app rebuilt on Strata (issue 13): `swift run SeedApp --demo`.
+        .executableTarget(
+            name: "SeedApp",
+            dependencies: ["Strata", "StrataStacks", "StrataSync"],
+            path: "Examples/SeedApp",
+            swiftSettings: swiftSettings
+        ),
         // A child process for the multi-process and crash tests (Tests/StrataTests/MultiProcessTests.swift); not a product.
         .executableTarget(name: "StrataProcessProbe", dependencies: ["Strata"], swiftSettings: swiftSettings),
         .executableTarget(
