@@ -48,7 +48,7 @@ export page_modules
 # Every page in docs/ must have a catalog (a new page that is forgotten fails the check).
 for file in docs/*.md; do
     page=$(basename "$file" .md)
-    if ! echo "$pages" | grep -q " $page\$"; then
+    if ! grep -q " $page\$" <<<"$pages"; then
         echo "docs-articles: docs/$page.md is in no catalog: add it to the list in $0" >&2
         exit 1
     fi
