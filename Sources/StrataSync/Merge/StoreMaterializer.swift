@@ -113,7 +113,9 @@ struct StoreMaterializer: Sendable {
     func apply(_ planned: [Planned], coordinator: StoreCoordinator) async throws(SyncError) -> Outcome {
         guard !planned.isEmpty else { return Outcome(changes: ChangeSet(), objectCount: 0) }
         let model = self.model, state = self.state
-        let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "strata.sync.merge")
+        // A save made meanwhile wins over the merge for the keys it touched: it is the later
+        // edit, and the next export sends it with a later stamp.
+        let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "strata.sync.merge", mergePolicy: .mergeByPropertyStoreTrump)
         context.transactionAuthor = Self.author
         let collected = ChangeSetCollector()
         let observation = context.observeChanges { changes in if !changes.isEmpty { collected.add(changes) } }
@@ -162,8 +164,8 @@ struct StoreMaterializer: Sendable {
             }
         }
         try context.obtainPermanentIDs(for: created.map(\.1))
-        written.created = created.compactMap { key, object in object.objectID.primaryKey.map { (key, $0) } }
-        try state.write { tx in for (key, row) in written.created { try tx.setLocalKey(key, row, pending: true) } }
+        let reserved = created.compactMap { key, object in object.objectID.primaryKey.map { (key, $0) } }
+        try state.write { tx in for (key, row) in reserved { try tx.setLocalKey(key, row, pending: true) } }
 
         func resolve(_ target: Target) -> ManagedObject? {
             if let object = objects[target.key] { return object }
@@ -201,6 +203,8 @@ struct StoreMaterializer: Sendable {
             context.rollback()
             throw error
         }
+        // Read after the save: an insert that met a stored unique value became that row.
+        written.created = created.compactMap { key, object in object.objectID.primaryKey.map { (key, $0) } }
         return written
     }
 }
