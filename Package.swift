@@ -69,7 +69,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // A child process for the multi-process and crash tests (Tests/StrataTests/MultiProcessTests.swift); not a product.
-        .executableTarget(name: "StrataProcessProbe", dependencies: ["Strata"], swiftSettings: swiftSettings),
+        .executableTarget(name: "StrataProcessProbe", dependencies: ["Strata", "StrataSync"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "Sandbox",
             dependencies: ["SandboxKit", "StrataStacks", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -88,7 +88,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataRandom", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Strata", "StrataSync", "StrataRandom", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -7,6 +7,7 @@
 //   reader <store> <seconds>                      checks invariants while others write; exit 1 on a violation
 //   edit <store> <policy> <writerID> <label>      reads the shared row, "ready", waits for a line, saves once
 //   watch <store> <seconds>                       saves once, "own <bool>", "ready", then "external" when another process saves
+//   sync <store> <cloud> <label> <count>          a sync peer: "attached", then per round "saved <token>", "synced <n>"
 //
 // STRATA_BUSY_TIMEOUT in the environment sets StoreOptions.busyTimeout (seconds).
 // Exit status: 0 done, 1 an invariant was violated, 2 a Strata error, 64 bad usage.
@@ -51,6 +52,9 @@ case ("writer", 4), ("writer", 5):
     let coordinator = await openStore(arguments[1])
     let chosen = arguments.count == 5 ? policy(named: arguments[4]) : .mergeByPropertyObjectTrump
     await WriterRole(coordinator: coordinator, writer: arguments[2], count: count, policy: chosen).run()
+case ("sync", 5):
+    guard let count = Int(arguments[4]), count > 0 else { fail("usage: sync <store> <cloud> <label> <count>", status: 64) }
+    await SyncRole(storePath: arguments[1], cloudPath: arguments[2], label: arguments[3], count: count).run()
 case ("reader", 3):
     guard let seconds = Double(arguments[2]) else { fail("usage: reader <store> <seconds>", status: 64) }
     let coordinator = await openStore(arguments[1])
