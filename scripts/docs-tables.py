@@ -31,7 +31,7 @@ Lines of the comment (FILE is relative to docs/; a KEY is `scenario[/variant] on
 
 FIELD is a key of a run's result (`--json`), `counters.NAME`, `run` (scenario[/variant]) or
 `label`. FORMAT: a number of decimals, `int` (thousands separated), `%N` (a share as a
-percentage), `msN` (milliseconds), `sN` (seconds), `MB` (bytes as MiB), `x` (a ratio, three
+percentage), `msN`, `µsN`, `sN` (milli-, microseconds, seconds), `MB` (bytes as MiB), `x` (a ratio, three
 decimals followed by ×). Every block starts with a line citing its stored runs and the
 commands that made them. Standard library only.
 """
@@ -112,14 +112,14 @@ def formatted(number, fmt):
         return f"{number:.3f}×"
     if fmt == "MB":
         return f"{number / 1048576:.1f} MB"
-    match = re.fullmatch(r"(%|ms|s)?(\d+)", fmt)
+    match = re.fullmatch(r"(%|ms|µs|s)?(\d+)", fmt)
     if not match:
         raise DocError(f"unknown format {fmt!r}")
     unit, decimals = match.group(1), int(match.group(2))
     if unit == "%":
         return f"{number * 100:.{decimals}f} %"
-    if unit in ("ms", "s"):
-        return f"{number:.{decimals}f} {unit}"
+    if unit in ("ms", "µs", "s"):
+        return f"{grouped(number, decimals)} {unit}"
     return f"{number:.{decimals}f}"
 
 
@@ -179,8 +179,14 @@ def target_row(parts):
     values = [value(r, field) for r in repeats]
     median = value(run["result"], field)
     measured = formatted(median, fmt)
-    if len(values) > 1:
-        measured += f" ({formatted(min(values), fmt)}–{formatted(max(values), fmt)} over {len(values)} repeats)"
+    if len(values) > 1 and min(values) == max(values):
+        measured += f" (every one of {len(values)} repeats)"
+    elif len(values) > 1:
+        low, high = formatted(min(values), fmt), formatted(max(values), fmt)
+        unit = re.search(r" \S+$", high)
+        if unit and low.endswith(unit.group(0)):
+            low = low[:-len(unit.group(0))]
+        measured += f" ({low}–{high} over {len(values)} repeats)"
     met = sum(1 for v in values if OPERATORS[op](v, limit))
     if met == len(values):
         status = "met"
@@ -196,7 +202,7 @@ def citation(files):
     for name in files:
         run = stored(name)
         repeats = run["repeats"]
-        parts.append(f"[`{name}`]({name}): `{run['command']}`, recorded {run['recorded']}, "
+        parts.append(f"[`docs/{name}`]({name}): `{run['command']}`, recorded {run['recorded']}, "
                      f"{repeats} repeat{'s' if repeats != 1 else ''}" + (" (medians)" if repeats > 1 else ""))
     return "Stored run" + ("s" if len(parts) > 1 else "") + " " + "; ".join(parts) + ".\n\n"
 
