@@ -36,8 +36,8 @@ public struct HTMLReport: Sendable {
         <style>
         body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #222; }
         table { border-collapse: collapse; font-size: 12px; }
-        th, td { border: 1px solid #ddd; padding: 3px 4px; text-align: right; white-space: nowrap; }
-        th { background: #f0f0f0; white-space: normal; vertical-align: bottom; min-width: 3em; }
+        th, td { border: 1px solid #ddd; padding: 3px 3px; text-align: right; white-space: nowrap; }
+        th { background: #f0f0f0; white-space: normal; vertical-align: bottom; }
         td.text { text-align: left; } td.fail { color: #c00000; font-weight: bold; }
         .wide { overflow-x: auto; max-width: 100%; }
         .wide tr > :first-child { position: sticky; left: 0; background: #fff; } .wide tr > th:first-child { background: #f0f0f0; }
