@@ -95,6 +95,9 @@ render() {
             }
             die "docs-articles: $ENV{source} links to $page.md$part, which has no such heading\n";
         }
+        # The instructions of scripts/docs-tables.py (what a table is rendered from) stay in docs/.
+        s{<!-- sandbox-table\n.*?-->\n}{}gs;
+        s{<!-- /sandbox-table -->\n}{}g;
         # DocC shows backticks in titles as they are: "Sync (`StrataSync`)" becomes "Sync (StrataSync)".
         s{\A(# [^\n]*)}{ (my $title = $1) =~ s/`//g; $title }e;
         # The generated-file note goes under the title (DocC wants the title first).

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of the four library modules (Strata, StrataStacks,
 # StrataFetchedResults, StrataSync) with warnings treated as errors: a broken ``symbol`` or
-# <doc:article> link fails the build. Before building it checks that the catalogs' articles
-# are what docs/ gives (scripts/docs-articles.sh --check); after, that every public top-level
-# symbol is in a Topics group of its module's landing page.
+# <doc:article> link fails the build. Before building it checks that the Sandbox tables of
+# docs/ are what their stored runs give (scripts/docs-tables.py --check) and that the
+# catalogs' articles are what docs/ gives (scripts/docs-articles.sh --check); after, that
+# every public top-level symbol is in a Topics group of its module's landing page.
 #
 #   scripts/docs.sh          check, build, print where the archive is
 #   scripts/docs.sh --open   the same, then serve the archive on http://localhost:8000
@@ -14,6 +15,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
+python3 scripts/docs-tables.py --check
 scripts/docs-articles.sh --check
 
 modules=(Strata StrataStacks StrataFetchedResults StrataSync)

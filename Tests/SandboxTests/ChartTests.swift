@@ -83,4 +83,23 @@ import Testing
         #expect(html.contains(".stack-hybrid { color: \(StackColors.color(of: "hybrid"))"))
         #expect(!html.contains("https://"))
     }
+
+    /// The wide tables stay readable in a narrow window: each is in a box that scrolls sideways
+    /// (not cut off at the window's edge), headings wrap, and a run's name may break after `/`.
+    /// scripts/report-screenshot.sh measures the layout in Chromium.
+    @Test func wideTablesScrollInTheirBoxAndWrap() throws {
+        let url = URL(fileURLWithPath: "/dev/null")
+        let records = ([ResultFixture.result("baseline", variant: "raw-sqlite", stack: "none")] + Self.results).map {
+            RunRecord(result: $0, timeline: [], heartbeatSeconds: 1, storeURL: url)
+        }
+        let runs = RepeatedResult.aggregate([records.map(\.result), records.map(\.result)])
+        let html = HTMLReport(records: records, command: "Sandbox", runs: runs).render()
+        #expect(html.contains("<h2>All runs</h2>\n<div class=\"wide\"><table>"))
+        #expect(html.components(separatedBy: "<table>").count == html.components(separatedBy: "<div class=\"wide\"><table>").count)
+        #expect(html.components(separatedBy: "<table>").count - 1 == 2)   // all runs, repeats
+        #expect(html.components(separatedBy: "</table></div>").count - 1 == 2)
+        #expect(html.contains(".wide { overflow-x: auto; max-width: 100%; }"))
+        #expect(html.contains("white-space: normal"))
+        #expect(html.contains("<td class=\"text\">baseline/<wbr>raw-sqlite</td>"))
+    }
 }

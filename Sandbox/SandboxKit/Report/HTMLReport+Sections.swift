@@ -39,15 +39,16 @@ extension HTMLReport {
         return html
     }
 
-    /// An HTML table; `cssClass` may give a cell a class of its own.
+    /// An HTML table in a `wide` box (it scrolls sideways when wider than the window);
+    /// `cssClass` may give a cell a class of its own.
     static func table(_ headings: [String], _ rows: [[String]], textColumns: Set<Int>, cssClass: (String) -> String? = { _ in nil }) -> String {
-        var html = "<table><tr>" + headings.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+        var html = "<div class=\"wide\"><table><tr>" + headings.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
         for row in rows {
             html += "<tr>" + row.enumerated().map { index, cell in
                 let css = cssClass(cell) ?? (textColumns.contains(index) ? "text" : nil)
                 return "<td\(css.map { " class=\"\($0)\"" } ?? "")>\(escape(cell))</td>"
             }.joined() + "</tr>\n"
         }
-        return html + "</table>\n"
+        return html + "</table></div>\n"
     }
 }

@@ -1,7 +1,8 @@
 public import Foundation
 
 /// `--report FILE.html`: one self-contained page (inline CSS and SVG, nothing fetched) with
-/// the comparison table, the spread of the repeats (`--repeat`), the comparison with a stored
+/// the comparison table (its headings wrap; a table wider than the window scrolls sideways
+/// inside the page, its first column kept in view), the spread of the repeats (`--repeat`), the comparison with a stored
 /// run (`--compare`) and, per run, a timeline of main-queue stalls.
 ///
 /// For example:
@@ -35,8 +36,11 @@ public struct HTMLReport: Sendable {
         <style>
         body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #222; }
         table { border-collapse: collapse; font-size: 12px; }
-        th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; white-space: nowrap; }
-        th { background: #f0f0f0; } td.text { text-align: left; } td.fail { color: #c00000; font-weight: bold; }
+        th, td { border: 1px solid #ddd; padding: 3px 3px; text-align: right; white-space: nowrap; }
+        th { background: #f0f0f0; white-space: normal; vertical-align: bottom; }
+        td.text { text-align: left; } td.fail { color: #c00000; font-weight: bold; }
+        .wide { overflow-x: auto; max-width: 100%; }
+        .wide tr > :first-child { position: sticky; left: 0; background: #fff; } .wide tr > th:first-child { background: #f0f0f0; }
         h2 { font-size: 15px; margin: 22px 0 4px; } code { background: #f4f4f4; padding: 1px 4px; }
         .notes { font-size: 12px; color: #555; }
         .verdict { font-size: 13px; margin: 2px 0 12px; } .legend { font-size: 12px; }
@@ -47,17 +51,17 @@ public struct HTMLReport: Sendable {
         <p><code>\(Self.escape(command))</code></p>
         \(chartSection())
         <h2>All runs</h2>
-        <table><tr>\(ComparisonTable.headings.map { "<th>\(Self.escape($0))</th>" }.joined())</tr>
+        <div class="wide"><table><tr>\(ComparisonTable.headings.map { "<th>\(Self.escape($0))</th>" }.joined())</tr>
 
         """
         for row in table.rows() {
             html += "<tr>" + row.enumerated().map { index, cell in
                 let textColumn = index < 2 || index == row.count - 1
                 let css = cell == "FAIL" ? " class=\"fail\"" : index == 1 ? " class=\"text stack-\(Self.escape(cell))\"" : textColumn ? " class=\"text\"" : ""
-                return "<td\(css)>\(Self.escape(cell))</td>"
+                return "<td\(css)>\(index == 0 ? Self.breakable(cell) : Self.escape(cell))</td>"
             }.joined() + "</tr>\n"
         }
-        html += "</table>\n<ul class=\"notes\">"
+        html += "</table></div>\n<ul class=\"notes\">"
         for note in table.footnotes() { html += "<li>\(Self.escape(note))</li>" }
         html += "</ul>\n"
         html += repeatSection() + comparisonSection()
@@ -76,6 +80,12 @@ public struct HTMLReport: Sendable {
     /// Writes the page to `url`.
     public func write(to url: URL) throws {
         try Data(render().utf8).write(to: url)
+    }
+
+    /// `text` escaped, with a line-break opportunity after each `/` (a run's name wraps as
+    /// `baseline/` `grdb-statement` in a narrow column; browsers already break after `-`).
+    static func breakable(_ text: String) -> String {
+        escape(text).replacingOccurrences(of: "/", with: "/<wbr>")
     }
 
     static func escape(_ text: String) -> String {
