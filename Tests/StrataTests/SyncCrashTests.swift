@@ -16,8 +16,8 @@ import Testing
         let directory = TemporaryDirectory()
         let cloud = directory.url.appendingPathComponent("cloud")
         try FileManager.default.createDirectory(at: cloud, withIntermediateDirectories: true)
-        let childStore = directory.file().path
-        let other = try await Self.peer(store: directory.file(), cloud: cloud)
+        let childStore = directory.file("child.sqlite").path
+        let other = try await Self.peer(store: directory.file("other.sqlite"), cloud: cloud)
         try await other.ensemble.attach()
         var generator = SystemRandomNumberGenerator()
         var saved: Set<String> = []
