@@ -21,8 +21,9 @@ final class SyncState: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            // Outside a transaction: SQLite refuses to change the journal mode inside one.
+            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
             try queue.write { db in
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 guard version <= SyncStateSchema.version else {
                     throw SyncError(.corruptState, "the local sync state was written by a later version of StrataSync (schema \(version))", path: url.path)

@@ -1,0 +1,87 @@
+import Foundation
+import Strata
+import Testing
+@testable import StrataSync
+
+/// Files a broken or hostile cloud may hold among the real ones: each is reported in
+/// `SyncReport.skippedFiles` with its code, changes nothing in the store, and does not stop
+/// the other files from merging.
+@Suite struct SyncHostileFileTests {
+    /// A container holding `payload`, as peer `peer` at `lamport` would write it.
+    static func file(_ peer: String, _ lamport: UInt64, _ model: ObjectModel, payload: Data) throws -> (ChangeFileName, Data) {
+        let header = try ChangeFileHeader(lamport: lamport, peer: try PeerID(peer), kind: .events,
+                                          modelVersion: String(model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength)))
+        return (header.fileName, ChangeFile(header: header, payload: payload).encoded())
+    }
+
+    static func payload(stampedBy peer: String, _ lamport: Int64, _ records: [EventRecord]) -> Data {
+        let stamp = Stamp(lamport: lamport, milliseconds: 1_700_000_000_000, peer: peer)
+        return EventPayload(sequence: 1, coverage: [], records: records.map { StampedRecord(stamp: stamp, record: $0) }).encoded()
+    }
+
+    @Test func hostileFilesAreSkippedWithTheirCodesAndTheOthersMerge() async throws {
+        let model = try SyncTestModel.make()
+        let memory = MemoryCloudFileSystem()
+        let a = try await SyncPeer("a", cloud: memory, model: model)
+        let b = try await SyncPeer("b", cloud: memory, model: model)
+        try await a.edit { try $0.make("Author", ["uniqueIdentifier": "real", "name": "Real"]) }
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await b.ensemble.sync()
+        let peerA = try #require(await a.ensemble.peerID).rawValue
+
+        let author = GlobalObjectKey(entity: "Author", gid: "forged-author")
+        let book = GlobalObjectKey(entity: "Book", gid: "ghost-book")
+        var hostile: [(ChangeFileName, Data, SyncError.Code)] = []
+        // Another peer's name, records stamped for a third peer.
+        let forged = try Self.file(peerA, 900, model, payload: Self.payload(stampedBy: "third", 900, [
+            .insert(author), .cell(author, property: "name", value: CellValue.attribute(.string("Forged")).encoded)]))
+        hostile.append((forged.0, forged.1, .corruptFile))
+        // Garbage bytes under a valid name.
+        hostile.append((try ChangeFileName(parsing: "00000000000000000901_garbage_events.strata"), Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 37) }), .corruptFile))
+        // A valid file cut in half.
+        let whole = try Self.file("trunc", 902, model, payload: Self.payload(stampedBy: "trunc", 902, [.insert(author)]))
+        hostile.append((whole.0, whole.1.prefix(whole.1.count / 2), .truncated))
+        // An entity the model lacks.
+        let ghostEntity = try Self.file("ghost", 903, model, payload: Self.payload(stampedBy: "ghost", 903, [.insert(GlobalObjectKey(entity: "Ghost", gid: "g"))]))
+        hostile.append((ghostEntity.0, ghostEntity.1, .modelMismatch))
+        // A property the model lacks, after a record that alone would be valid.
+        let ghostProperty = try Self.file("ghostprop", 904, model, payload: Self.payload(stampedBy: "ghostprop", 904, [
+            .insert(book), .cell(book, property: "ghost", value: CellValue.attribute(.integer(1)).encoded)]))
+        hostile.append((ghostProperty.0, ghostProperty.1, .modelMismatch))
+        // A value of another type for an attribute.
+        let wrongType = try Self.file("wrongtype", 905, model, payload: Self.payload(stampedBy: "wrongtype", 905, [
+            .insert(book), .cell(book, property: "rating", value: CellValue.attribute(.string("five")).encoded)]))
+        hostile.append((wrongType.0, wrongType.1, .modelMismatch))
+        // A payload of a later version inside a valid container.
+        var later = [UInt8](Self.payload(stampedBy: "future", 906, [.insert(book)]))
+        later[0] = EventPayload.version + 1
+        let future = try Self.file("future", 906, model, payload: Data(later))
+        hostile.append((future.0, future.1, .fromTheFuture))
+
+        let events = try CloudPath("TestEnsemble/events")
+        for (name, data, _) in hostile { try await memory.upload(data, to: events.appending(name.cloudName)) }
+        // A real edit goes up among them (its count sorts before some and after none of them).
+        try await a.edit { try $0.first("Author", "uniqueIdentifier", .string("real"))!.setValue("Real, renamed", forKey: "name") }
+        try await a.ensemble.sync()
+
+        let before = try await b.dump()
+        for attempt in 1...2 {
+            let report = try await b.ensemble.sync()
+            let skipped = Dictionary(report.skippedFiles.map { ($0.path, $0.error.code) }, uniquingKeysWith: { first, _ in first })
+            for (name, _, code) in hostile {
+                let path = try events.appending(name.cloudName).rawValue
+                #expect(skipped[path] == code, "sync \(attempt): \(name.rawValue) skipped as \(String(describing: skipped[path]))")
+            }
+            #expect(report.skippedFiles.count == hostile.count, "sync \(attempt): \(report.skippedFiles.map(\.path))")
+            if attempt == 1 { #expect(report.mergedFiles == 1, "a's real edit merges") }
+        }
+        let after = try await b.dump()
+        #expect(after != before)
+        #expect(after == (try await a.dump()))
+        #expect(!after.contains("forged") && !after.contains("ghost") && !after.contains("Forged"))
+        #expect(try await b.count("Book") == 0)
+        let name = try await b.context.perform { try b.context.first("Author", "uniqueIdentifier", .string("real"))?.primitiveValue(forKey: "name") }
+        #expect(name == .string("Real, renamed"))
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import StrataSync
+
+/// Seeded random runs against the oracle (see ``RandomSyncRun``). `STRATA_SEED=n` replays one
+/// seed; `STRATA_LONG=1` runs 20 seeds of 2 000 steps per test.
+@Suite struct SyncRandomTests {
+    static var longSteps: Int { 2_000 }
+
+    @Test func threePeersConvergeToTheOracle() async throws {
+        for seed in SyncRunSettings.seeds(3, longCount: 20, first: 1_000) {
+            let threshold = [6, 25, 100][Int(seed % 3)]
+            let settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? Self.longSteps : 120, baselineEventThreshold: threshold)
+            let outcome = try await RandomSyncRun(seed: seed, settings: settings).run()
+            #expect(outcome.edits > 0 && outcome.syncs > 0, "seed \(seed)")
+            #expect(outcome.oracle.split(separator: "\n").count > 3, "seed \(seed): the run left almost nothing to compare")
+        }
+    }
+
+    @Test func fivePeersConvergeToTheOracle() async throws {
+        for seed in SyncRunSettings.seeds(1, longCount: 10, first: 5_000) {
+            let settings = SyncRunSettings(peers: 5, steps: SyncRunSettings.isLong ? Self.longSteps : 150, baselineEventThreshold: 10)
+            _ = try await RandomSyncRun(seed: seed, settings: settings).run()
+        }
+    }
+
+    @Test func threePeersOverAFolderConvergeToTheOracle() async throws {
+        for seed in SyncRunSettings.seeds(1, longCount: 4, first: 9_000) {
+            let settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? 600 : 40, baselineEventThreshold: 8, useFolder: true)
+            _ = try await RandomSyncRun(seed: seed, settings: settings).run()
+        }
+    }
+}
