@@ -33,10 +33,12 @@ extension Ensemble {
             self.report(.progress(.sync, .uploading))
             try await uploadOutbox(current)
             self.report(.progress(.sync, .mergingBaseline))
-            let baselines = try await listChangeFiles(in: layout.baselines, kind: .baseline, report: &report)
+            let baselines = changeFiles(in: try await list(layout.baselines, report: &report), kind: .baseline)
             try await mergeNewestBaseline(baselines, into: current, report: &report)
             self.report(.progress(.sync, .mergingEvents))
-            let events = try await listChangeFiles(in: layout.events, kind: .events, report: &report)
+            let eventItems = try await list(layout.events, report: &report)
+            try await verifySentFiles(current, events: eventItems, report: &report)
+            let events = changeFiles(in: eventItems, kind: .events)
             try await mergeEvents(events, into: current, report: &report)
             self.report(.progress(.sync, .savingToStore))
             let outcome = try await materializer.apply(try materializer.plan(), coordinator: coordinator)
@@ -56,22 +58,46 @@ extension Ensemble {
     }
 
     /// Uploads the files waiting in the outbox: blobs first (a file is listed only once what
-    /// it refers to is there), then event files, oldest first.
+    /// it refers to is there), then event files, oldest first. A file stays in the outbox,
+    /// marked sent, until a listing shows it whole (``verifySentFiles(_:events:report:)``):
+    /// a store that cut an upload short and said it succeeded gets it again.
     func uploadOutbox(_ state: SyncState) async throws(SyncError) {
         for (name, data) in try state.read({ tx in try tx.outbox() }) {
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { try state.write { tx in try tx.removeFromOutbox(name) }; continue }
             let path = try (parts[0] == "blobs" ? layout.blobs : layout.events).appending(parts[1])
             try await cloud { try await cloudFileSystem.upload(data, to: path) }
-            try state.write { tx in try tx.removeFromOutbox(name) }
+            try state.write { tx in try tx.markSent(name, true) }
         }
     }
 
-    /// The change files of `kind` in `folder`, by name; other names are left out.
-    func listChangeFiles(in folder: CloudPath, kind: ChangeFileKind, report: inout SyncReport) async throws(SyncError) -> [ChangeFileName] {
+    /// Checks the sent files against listings: a file listed at its size leaves the outbox;
+    /// one listed at another size, or missing, is sent again by the next upload. (A store whose
+    /// listings lag may make a file go twice; the copies are the same bytes.)
+    func verifySentFiles(_ state: SyncState, events: [CloudItem], report: inout SyncReport) async throws(SyncError) {
+        let sent = try state.read { tx in try tx.sentFiles() }
+        guard !sent.isEmpty else { return }
+        var sizes: [String: Int] = [:]
+        for item in events where !item.isDirectory { sizes["events/\(item.name.rawValue)"] = item.size }
+        if sent.contains(where: { $0.0.hasPrefix("blobs/") }) {
+            for item in try await list(layout.blobs, report: &report) where !item.isDirectory { sizes["blobs/\(item.name.rawValue)"] = item.size }
+        }
+        try state.write { tx in
+            for (name, size) in sent {
+                if sizes[name] == size { try tx.removeFromOutbox(name) } else { try tx.markSent(name, false) }
+            }
+        }
+    }
+
+    /// The items of `folder`.
+    func list(_ folder: CloudPath, report: inout SyncReport) async throws(SyncError) -> [CloudItem] {
         report.listings += 1
-        let items = try await cloud { try await cloudFileSystem.contentsOfDirectory(at: folder) }
-        return items.compactMap { item in
+        return try await cloud { try await cloudFileSystem.contentsOfDirectory(at: folder) }
+    }
+
+    /// The change files of `kind` among `items`, by name; other names are left out.
+    func changeFiles(in items: [CloudItem], kind: ChangeFileKind) -> [ChangeFileName] {
+        items.compactMap { item in
             guard !item.isDirectory, let name = try? ChangeFileName(parsing: item.name.rawValue), name.kind == kind else { return nil }
             return name
         }.sorted()
@@ -202,6 +228,19 @@ extension Ensemble {
             try await cloud { try await cloudFileSystem.upload(blob.data, to: layout.blobs.appending(blob.name)) }
         }
         try await cloud { try await cloudFileSystem.upload(data, to: layout.baselines.appending(name.cloudName)) }
+        // Nothing is removed until the baseline and its blobs are seen whole: a store that cut
+        // an upload short and said it succeeded must not cost the files the baseline replaces.
+        let stored = try await cloud { try await cloudFileSystem.download(from: layout.baselines.appending(name.cloudName)) }
+        guard stored == data else {
+            throw SyncError(.backendFailure, "the baseline read back differs from what was uploaded; the files it replaces stay", path: name.rawValue)
+        }
+        if !blobs.isEmpty {
+            let listed = try await cloud { try await cloudFileSystem.contentsOfDirectory(at: layout.blobs) }
+            let sizes = Dictionary(listed.map { ($0.name.rawValue, $0.size) }, uniquingKeysWith: { first, _ in first })
+            for blob in blobs where sizes[blob.name] != blob.data.count {
+                throw SyncError(.backendFailure, "a blob of the baseline is not whole in the cloud; the files it replaces stay", path: blob.name)
+            }
+        }
         let held = Dictionary(uniqueKeysWithValues: coverage.map { ($0.peer, $0.lamport) })
         var removed: [ChangeFileName] = []
         for event in events where Int64(event.lamport) <= held[event.peer.rawValue] ?? -1 {

@@ -218,8 +218,18 @@ struct StateTransaction {
         try db.execute(sql: "INSERT OR REPLACE INTO outbox (name, data) VALUES (?, ?)", arguments: [name, data])
     }
 
+    /// The files to send: never sent, or sent and not seen whole since.
     func outbox() throws -> [(String, Data)] {
-        try Row.fetchAll(db, sql: "SELECT name, data FROM outbox ORDER BY name").map { ($0[0], $0[1]) }
+        try Row.fetchAll(db, sql: "SELECT name, data FROM outbox WHERE uploaded = 0 ORDER BY name").map { ($0[0], $0[1]) }
+    }
+
+    /// The files sent and waiting to be seen whole in a listing, with their sizes.
+    func sentFiles() throws -> [(String, Int)] {
+        try Row.fetchAll(db, sql: "SELECT name, length(data) FROM outbox WHERE uploaded = 1 ORDER BY name").map { ($0[0], $0[1]) }
+    }
+
+    func markSent(_ name: String, _ sent: Bool) throws {
+        try db.execute(sql: "UPDATE outbox SET uploaded = ? WHERE name = ?", arguments: [sent, name])
     }
 
     func removeFromOutbox(_ name: String) throws {

@@ -8,7 +8,8 @@
 /// - `cells`: each property's winning value and its stamp.
 /// - `members`: each to-many member's latest join or leave and its stamp.
 /// - `integrated`: the event files merged; `coverage`: what merged baselines held.
-/// - `outbox`: event files written but not yet uploaded.
+/// - `outbox`: files written but not yet seen whole in the cloud (`uploaded` once sent, until a
+///   listing shows them at their size).
 enum SyncStateSchema {
     static let version = 1
 
@@ -34,6 +35,6 @@ enum SyncStateSchema {
         "CREATE TABLE IF NOT EXISTS integrated (name TEXT PRIMARY KEY NOT NULL, peer TEXT NOT NULL, seq INTEGER NOT NULL, lamport INTEGER NOT NULL) WITHOUT ROWID",
         "CREATE INDEX IF NOT EXISTS integrated_by_peer ON integrated (peer, seq)",
         "CREATE TABLE IF NOT EXISTS coverage (peer TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL, lamport INTEGER NOT NULL) WITHOUT ROWID",
-        "CREATE TABLE IF NOT EXISTS outbox (name TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL) WITHOUT ROWID",
+        "CREATE TABLE IF NOT EXISTS outbox (name TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, uploaded INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID",
     ]
 }

@@ -9,7 +9,7 @@ import Testing
 /// again, while a second peer in this process keeps editing. Afterwards both peers sync until
 /// quiet and must hold the same objects: every save the child acknowledged, every one of the
 /// other peer's, none twice. 6 kills in CI, 60 with `STRATA_LONG=1`.
-@Suite struct SyncCrashTests {
+@Suite struct SyncKillTests {
     static let kills = ProcessInfo.processInfo.environment["STRATA_LONG"] == nil ? 6 : 60
 
     @Test func aPeerKilledWhileSyncingLosesAndDuplicatesNothing() async throws {
