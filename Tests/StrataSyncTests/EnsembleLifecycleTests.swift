@@ -171,7 +171,36 @@ import Testing
         #expect(seen.last == .ended(.sync, error: nil))
     }
 
-    @Test func detachRemovesTheRegistrationAndTheLocalState() async throws {
+    @Test func attachingAgainResumesEditsMadeWhileDetachedWinAndOthersArrive() async throws {
+        let cloud = MemoryCloudFileSystem()
+        let model = try SyncTestModel.make()
+        let a = try await SyncPeer("a", cloud: cloud, model: model)
+        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        try await a.edit { context in
+            try context.make("Author", ["uniqueIdentifier": "edited", "name": "before"])
+            try context.make("Author", ["uniqueIdentifier": "untouched", "name": "before"])
+        }
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        for _ in 0..<3 { try await a.ensemble.sync(); try await b.ensemble.sync() }   // counts climb
+        let peer = await a.ensemble.peerID
+        try await a.ensemble.detach()
+        // While a is detached: b renames "untouched"; a renames "edited" (its own earlier value
+        // was written at a lower count, and must not win over this later edit).
+        try await b.edit { try $0.first("Author", "uniqueIdentifier", .string("untouched"))!.setValue("from b", forKey: "name") }
+        try await b.ensemble.sync()
+        try await a.edit { try $0.first("Author", "uniqueIdentifier", .string("edited"))!.setValue("from a, offline", forKey: "name") }
+        try await a.ensemble.attach()
+        #expect(await a.ensemble.peerID == peer)
+        for _ in 0..<2 { try await a.ensemble.sync(); try await b.ensemble.sync() }
+        #expect(try await a.dump() == b.dump())
+        let names = try await b.context.perform {
+            try ["edited", "untouched"].map { try b.context.first("Author", "uniqueIdentifier", .string($0))?.primitiveValue(forKey: "name") }
+        }
+        #expect(names == [.string("from a, offline"), .string("from b")])
+    }
+
+    @Test func detachRemovesTheRegistrationAndKeepsTheStateClosed() async throws {
         let cloud = MemoryCloudFileSystem()
         let a = try await SyncPeer("a", cloud: cloud, model: try SyncTestModel.make())
         try await a.ensemble.attach()
@@ -179,7 +208,8 @@ import Testing
         let stateURL = await a.ensemble.stateURL
         try await a.ensemble.detach()
         #expect(try await cloud.fileExists(at: EnsembleLayout(identifier: "TestEnsemble").registration(of: peer)).exists == false)
-        #expect(!FileManager.default.fileExists(atPath: stateURL.path))
+        #expect(FileManager.default.fileExists(atPath: stateURL.path))
+        #expect(await a.ensemble.isAttached == false)
         #expect(await syncErrorCode { try await a.ensemble.sync() } == .notAttached)
     }
 

@@ -142,11 +142,9 @@ final class RandomSyncRun {
         for (key, write) in tracked where write.writers.count == 1 && !write.last.isEmpty {
             if let value = final[key], value != write.last { lost.append("\(key): wrote \(write.last) on device \(write.lastWriter), holds \(value)") }
         }
-        // Known: an edit made while detached, or just before a detach, loses to older records
-        // (the re-attach exports at Lamport count 1); see the report of this test's commit.
-        withKnownIssue("a sole edit lost across a detach and re-attach", isIntermittent: true) {
-            #expect(lost.isEmpty, "\(label): \(lost.count) sole edits lost, e.g. \(lost.sorted().prefix(3))")
-        }
+        // (An edit made while detached used to lose here: the re-attach exported the whole store
+        // at Lamport count 1. A re-attach now resumes the peer's state.)
+        #expect(lost.isEmpty, "\(label): \(lost.count) sole edits lost, e.g. \(lost.sorted().prefix(3))")
         return outcome
     }
 }

@@ -16,6 +16,7 @@ extension Ensemble {
     @discardableResult
     public func deleteLocalDataAndResync() async throws(SyncError) -> SyncReport {
         try await detach()
+        discardState()   // a fresh peer: resuming would send the deletes below
         var removed = ChangeSet()
         do {
             for entity in coordinator.model.entities {

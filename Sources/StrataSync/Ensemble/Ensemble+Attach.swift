@@ -7,6 +7,12 @@ extension Ensemble {
     /// event file. Call ``sync()`` afterwards to merge what the others have. Attaching an
     /// attached ensemble does nothing.
     ///
+    /// A peer that detached from this same ensemble *resumes* instead: it keeps its identity
+    /// and its state, and the next sync sends what the store saved meanwhile as ordinary edits,
+    /// while objects it did not edit take the other peers' values. (Exporting the whole store
+    /// again would make its stale values look like new edits, or, stamped low, make its own
+    /// later edits lose to its earlier ones.)
+    ///
     /// - Throws: `notConnected` or `backendFailure` when the cloud can't be reached;
     ///   `storeFailure` when the store can't be read. Nothing is left half attached: attach
     ///   again.
@@ -24,10 +30,14 @@ extension Ensemble {
                 try await cloud { try await cloudFileSystem.createDirectory(at: folder) }
             }
             let identity = try await cloudIdentity(creating: true) ?? ""
-            // A leftover state (a failed attach, a forced detach) starts over.
-            try? FileManager.default.removeItem(at: stateURL)
-            try? FileManager.default.removeItem(at: URL(filePath: stateURL.path + "-wal"))
-            try? FileManager.default.removeItem(at: URL(filePath: stateURL.path + "-shm"))
+            if let resumed = try await resume(identity: identity) {
+                state = resumed
+                report(.progress(.attach, .uploading))
+                try await uploadOutbox(resumed)
+                return
+            }
+            // A leftover state of another ensemble's identity, or of a failed attach, starts over.
+            discardState()
             let fresh = try SyncState(url: stateURL)
             let peer = PeerID.random()
             try fresh.write { tx in
@@ -37,15 +47,20 @@ extension Ensemble {
             try await register(peer)
             report(.progress(.attach, .exporting))
             try await exportEverything(into: fresh, peer: peer)
-            try fresh.write { tx in try tx.setMeta("attached", true) }
+            try fresh.write { tx in
+                try tx.setMeta("attached", true)
+                try tx.setMeta("resumable", true)   // the whole store was exported: a later attach may resume
+            }
             state = fresh
             report(.progress(.attach, .uploading))
             try await uploadOutbox(fresh)
         }
     }
 
-    /// Leaves the ensemble (Ensembles' *deleech*): removes this peer's registration and its
-    /// local sync state. The store keeps its data; other peers keep theirs.
+    /// Leaves the ensemble (Ensembles' *deleech*): removes this peer's registration and stops
+    /// syncing. The store keeps its data; other peers keep theirs. The local sync state stays
+    /// (closed), so that attaching again to the same ensemble resumes (see ``attach()``);
+    /// ``deleteLocalDataAndResync()`` and ``deleteEverything()`` remove it.
     ///
     /// For example:
     /// ```swift
@@ -58,8 +73,25 @@ extension Ensemble {
                 // Best effort: an unreachable cloud must not keep a peer attached.
                 try? await cloudFileSystem.removeItem(at: layout.registration(of: peer))
             }
-            discardState()
+            try? current.write { tx in try tx.setMeta("attached", false) }
+            try? current.close()
+            state = nil
         }
+    }
+
+    /// The state this peer kept when it detached from the ensemble of `identity`, registered
+    /// and marked attached again; `nil` when there is none to resume.
+    private func resume(identity: String) async throws(SyncError) -> SyncState? {
+        guard FileManager.default.fileExists(atPath: stateURL.path), let kept = try? SyncState(url: stateURL) else { return nil }
+        guard let (peerRaw, keptIdentity) = try? kept.read({ tx in (try tx.meta("peer", as: String.self), try tx.meta("identity", as: String.self)) }),
+              keptIdentity == identity, let peerRaw, let peer = try? PeerID(peerRaw),
+              (try? kept.read({ tx in try tx.meta("resumable", as: Bool.self) })) == true else {
+            try? kept.close()
+            return nil
+        }
+        try await register(peer)
+        try kept.write { tx in try tx.setMeta("attached", true) }
+        return kept
     }
 
     /// Closes and deletes the local state.
