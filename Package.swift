@@ -58,7 +58,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // A child process for the multi-process and crash tests (Tests/StrataTests/MultiProcessTests.swift); not a product.
-        .executableTarget(name: "StrataProcessProbe", dependencies: ["Strata"], swiftSettings: swiftSettings),
+        .executableTarget(name: "StrataProcessProbe", dependencies: ["Strata", "StrataRandom"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "Sandbox",
             dependencies: ["SandboxKit", "StrataStacks", .product(name: "ArgumentParser", package: "swift-argument-parser")],
