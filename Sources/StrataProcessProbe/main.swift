@@ -9,6 +9,7 @@
 //   watch <store> <seconds>                       saves once, "own <bool>", "ready", then "external" when another process saves
 //   mixed <store> <version> <seed> <firstStep>    the crash harness's writer (MixedRole): "opened", then "pending <n> <kind> <digest>"
 //                                                 and "ack <n>" per step, forever
+//   open <store> <version>                        opens the crash model's store (migrating it), "opened", closes it
 //   read <store> <version> [write]                opens the crash model's store and reads its graph: "read <digest> <items>",
 //                                                 or "error <code>" for a StrataError (at open or at read); with `write`,
 //                                                 then saves one object: "saved" or "save-error <code> hasChanges=<bool>"
@@ -85,6 +86,15 @@ case ("mixed", 5):
     catch { fail("open \(arguments[1]): \(error)", status: 2) }
     emit("opened")
     await MixedRole(coordinator: coordinator, seed: seed, firstStep: first).run()
+case ("open", 3):
+    guard let version = Int(arguments[2]) else { fail("usage: open <store> <version>", status: 64) }
+    do {
+        let coordinator = try await StoreCoordinator(model: try CrashModel.make(version: version), store: .sqlite(URL(fileURLWithPath: arguments[1])))
+        emit("opened")
+        try coordinator.close()
+    } catch {
+        fail("open: \(error)", status: 2)
+    }
 case ("read", 3), ("read", 4):
     guard let version = Int(arguments[2]), arguments.count == 3 || arguments[3] == "write" else { fail("usage: read <store> <version> [write]", status: 64) }
     do {
@@ -111,5 +121,5 @@ case ("read", 3), ("read", 4):
         fail("read: not a StrataError: \(error)", status: 2)
     }
 default:
-    fail("usage: StrataProcessProbe writer|reader|edit|watch|mixed|read …", status: 64)
+    fail("usage: StrataProcessProbe writer|reader|edit|watch|mixed|open|read …", status: 64)
 }

@@ -96,7 +96,13 @@ import Testing
 
     /// Damages a copy of a good store with `damage`, has the probe read it, and expects one of
     /// `codes` (never a crash, never a silent success); the damaged file is left as it was.
-    func expectDamage(_ codes: Set<String>, items: Int = 400, sourceLocation: SourceLocation = #_sourceLocation,
+    ///
+    /// `strict`: the damage is found before the store is opened for writing, so the file is
+    /// byte for byte what it was. Otherwise it is found only when a page is read: opening the
+    /// store for writing (GRDB readies the WAL by creating and dropping a table) may have
+    /// rewritten page 1 (SQLite's file header and schema) and appended a page, but every other
+    /// page, the damaged one included, is what it was.
+    func expectDamage(_ codes: Set<String>, items: Int = 400, strict: Bool = false, sourceLocation: SourceLocation = #_sourceLocation,
                       _ damage: (inout Data, _ pageSize: Int, _ itemRoot: Int) throws -> Void) async throws {
         let directory = TemporaryDirectory()
         let url = directory.file()
@@ -113,18 +119,24 @@ import Testing
         let lines = try await Self.probeRead(url, sourceLocation: sourceLocation)
         let code = lines.first.flatMap { $0.hasPrefix("error ") ? String($0.dropFirst(6)) : nil }
         #expect(code.map(codes.contains) == true, "expected an error in \(codes.sorted()), the probe said \(lines)", sourceLocation: sourceLocation)
-        #expect(try Data(contentsOf: url) == data, "the damaged file changed", sourceLocation: sourceLocation)
+        let after = try Data(contentsOf: url)
+        if strict {
+            #expect(after == data, "the damaged file changed", sourceLocation: sourceLocation)
+        } else {
+            let changed = Set((4096..<min(after.count, data.count)).filter { after[$0] != data[$0] }.map { $0 / 4096 + 1 }).sorted()
+            #expect(after.count >= data.count && changed.isEmpty, "the damaged file changed beyond page 1: pages \(changed)", sourceLocation: sourceLocation)
+        }
     }
 
     @Test func aGarbageHeaderIsNotAStore() async throws {
-        try await expectDamage(["notAStore"]) { data, _, _ in
+        try await expectDamage(["notAStore"], strict: true) { data, _, _ in
             for i in 0..<100 { data[i] = UInt8(truncatingIfNeeded: i &* 37 &+ 11) }
         }
     }
 
     @Test func aDamagedHeaderBehindTheMagicIsACorruptStore() async throws {
         // The page size (bytes 16–17) becomes 3, which no SQLite file has.
-        try await expectDamage(["corruptStore"]) { data, _, _ in
+        try await expectDamage(["corruptStore"], strict: true) { data, _, _ in
             data[16] = 0
             data[17] = 3
         }
@@ -135,7 +147,7 @@ import Testing
     }
 
     @Test func aFileCutInsideItsFirstPageIsACorruptStoreOrNotAStore() async throws {
-        try await expectDamage(["corruptStore", "notAStore"]) { data, _, _ in data = data.prefix(60) }
+        try await expectDamage(["corruptStore", "notAStore"], strict: true) { data, _, _ in data = data.prefix(60) }
     }
 
     @Test func aDamagedTablePageIsACorruptStore() async throws {
