@@ -157,6 +157,20 @@ import Testing
         }
     }
 
+    @Test(arguments: ["UPDATE _strata_metadata SET value = 'not-a-uuid' WHERE key = 'storeUUID'",
+                      "DELETE FROM _strata_metadata WHERE key = 'modelHash'"])
+    func aMetadataTableEditedByHandIsACorruptStoreAndUntouched(edit: String) async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file()
+        try await Self.makeStore(url)
+        let queue = try DatabaseQueue(path: url.path)
+        try await queue.write { try $0.execute(sql: edit) }
+        try queue.close()
+        let before = try Data(contentsOf: url)
+        #expect(try await Self.probeRead(url, write: true) == ["error corruptStore"])
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     /// Random bytes flipped in random pages: SQLite has no page checksums, so a flip inside a
     /// value can go unnoticed (the read then succeeds with that value); every other outcome must
     /// be a typed error, never a trap. The probe's clean exit is what this checks.
