@@ -70,6 +70,22 @@ import Testing
         #expect(try Data(contentsOf: url) == before)
     }
 
+    @Test func turningHistoryOnInAReadOnlyFileIsAReadOnlyError() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file()
+        try await Self.makeStore(url)  // without history
+        let before = try Data(contentsOf: url)
+        try Self.setMode(0o777, directory.url)
+        try Self.setMode(0o444, url)
+        defer { try? Self.setMode(0o644, url); try? Self.setMode(0o755, directory.url) }
+        // The mixed role opens with StoreOptions.recordsHistory, which must write the history tables.
+        let probe = try ProbeProcess(["mixed", url.path, "1", "1", "1"], environment: ["STRATA_DROP_PRIVILEGES": "1"])
+        let status = try await probe.finish(timeout: 60)
+        #expect(probe.process.terminationReason == .exit && status == 2)
+        #expect(probe.errors.contains("StrataError.readOnlyStore"), "\(probe.errors)")
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     @Test func aReadOnlyFolderWhereTheWALCannotBeMadeIsAReadOnlyError() async throws {
         let directory = TemporaryDirectory()
         let url = directory.file()

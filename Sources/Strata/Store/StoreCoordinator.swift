@@ -84,7 +84,9 @@ public final class StoreCoordinator: Sendable {
                 do {
                     return .success((database, identifier, try HistoryTables.prepare(database, requested: requested)))
                 } catch {
-                    throw StrataError(.storeFailure, "The store's history could not be prepared: \(error)", underlying: error)
+                    var failure = StoreCoordinator.storeError(error)  // a read-only file is .readOnlyStore, a full disk .storeFull
+                    failure.message = "The store's history could not be prepared: \(failure.message)"
+                    throw failure
                 }
             } catch {
                 return .failure(error)
