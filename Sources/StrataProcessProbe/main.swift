@@ -9,7 +9,8 @@
 //   watch <store> <seconds>                       saves once, "own <bool>", "ready", then "external" when another process saves
 //   mixed <store> <version> <seed> <firstStep>    the crash harness's writer (MixedRole): "opened", then "pending <n> <kind> <digest>"
 //                                                 and "ack <n>" per step, forever
-//   open <store> <version>                        opens the crash model's store (migrating it), "opened", closes it
+//   open <store> <version>                        opens the crash model's store (migrating it), "opened <ms>" (ms since
+//                                                 the probe's code started), closes it
 //   read <store> <version> [write]                opens the crash model's store and reads its graph: "read <digest> <items>",
 //                                                 or "error <code>" for a StrataError (at open or at read); with `write`,
 //                                                 then saves one object: "saved" or "save-error <code> hasChanges=<bool>"
@@ -22,6 +23,8 @@ import Foundation
 import Strata
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+/// When the probe's own code started (the `open` role reports its open time from here).
+let probeStarted = Date()
 
 if ProcessInfo.processInfo.environment["STRATA_DROP_PRIVILEGES"] == "1", getuid() == 0 {
     guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges", status: 64) }
@@ -90,7 +93,7 @@ case ("open", 3):
     guard let version = Int(arguments[2]) else { fail("usage: open <store> <version>", status: 64) }
     do {
         let coordinator = try await StoreCoordinator(model: try CrashModel.make(version: version), store: .sqlite(URL(fileURLWithPath: arguments[1])))
-        emit("opened")
+        emit("opened \(Int(Date().timeIntervalSince(probeStarted) * 1000))")
         try coordinator.close()
     } catch {
         fail("open: \(error)", status: 2)
