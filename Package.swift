@@ -69,7 +69,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // A child process for the multi-process and crash tests (Tests/StrataTests/MultiProcessTests.swift); not a product.
-        .executableTarget(name: "StrataProcessProbe", dependencies: ["Strata", "StrataSync"], swiftSettings: swiftSettings),
+        .executableTarget(name: "StrataProcessProbe", dependencies: ["Strata", "StrataSync", "StrataRandom"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "Sandbox",
             dependencies: ["SandboxKit", "StrataStacks", .product(name: "ArgumentParser", package: "swift-argument-parser")],

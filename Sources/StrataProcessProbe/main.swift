@@ -8,6 +8,15 @@
 //   edit <store> <policy> <writerID> <label>      reads the shared row, "ready", waits for a line, saves once
 //   watch <store> <seconds>                       saves once, "own <bool>", "ready", then "external" when another process saves
 //   sync <store> <cloud> <label> <count>          a sync peer: "attached", then per round "saved <token>", "synced <n>"
+//   mixed <store> <version> <seed> <firstStep>    the crash harness's writer (MixedRole): "opened", then "pending <n> <kind> <digest>"
+//                                                 and "ack <n>" per step, forever
+//   open <store> <version>                        opens the crash model's store (migrating it), "opened <ms>" (ms since
+//                                                 the probe's code started), closes it
+//   read <store> <version> [write]                opens the crash model's store and reads its graph: "read <digest> <items>",
+//                                                 or "error <code>" for a StrataError (at open or at read); with `write`,
+//                                                 then saves one object: "saved" or "save-error <code> hasChanges=<bool>"
+//
+// STRATA_DROP_PRIVILEGES=1: a probe started as root becomes `nobody` first, so file modes apply to it.
 //
 // STRATA_BUSY_TIMEOUT in the environment sets StoreOptions.busyTimeout (seconds).
 // Exit status: 0 done, 1 an invariant was violated, 2 a Strata error, 64 bad usage.
@@ -15,6 +24,12 @@ import Foundation
 import Strata
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+/// When the probe's own code started (the `open` role reports its open time from here).
+let probeStarted = Date()
+
+if ProcessInfo.processInfo.environment["STRATA_DROP_PRIVILEGES"] == "1", getuid() == 0 {
+    guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges", status: 64) }
+}
 
 /// Writes a line to stdout unbuffered (one `write`), so a parent reading a pipe sees it at
 /// once and a kill right after loses nothing already acknowledged.
@@ -67,6 +82,51 @@ case ("watch", 3):
     guard let seconds = Double(arguments[2]) else { fail("usage: watch <store> <seconds>", status: 64) }
     let coordinator = await openStore(arguments[1])
     await WatchRole(coordinator: coordinator, seconds: seconds).run()
+case ("mixed", 5):
+    guard let version = Int(arguments[2]), version >= 1, let seed = UInt64(arguments[3]), let first = Int(arguments[4]), first >= 1 else {
+        fail("usage: mixed <store> <version> <seed> <firstStep>", status: 64)
+    }
+    var options = StoreOptions()
+    options.recordsHistory = true
+    let coordinator: StoreCoordinator
+    do { coordinator = try await StoreCoordinator(model: try CrashModel.make(version: version), store: .sqlite(URL(fileURLWithPath: arguments[1]), options: options)) }
+    catch { fail("open \(arguments[1]): \(error)", status: 2) }
+    emit("opened")
+    await MixedRole(coordinator: coordinator, seed: seed, firstStep: first).run()
+case ("open", 3):
+    guard let version = Int(arguments[2]) else { fail("usage: open <store> <version>", status: 64) }
+    do {
+        let coordinator = try await StoreCoordinator(model: try CrashModel.make(version: version), store: .sqlite(URL(fileURLWithPath: arguments[1])))
+        emit("opened \(Int(Date().timeIntervalSince(probeStarted) * 1000))")
+        try coordinator.close()
+    } catch {
+        fail("open: \(error)", status: 2)
+    }
+case ("read", 3), ("read", 4):
+    guard let version = Int(arguments[2]), arguments.count == 3 || arguments[3] == "write" else { fail("usage: read <store> <version> [write]", status: 64) }
+    do {
+        let coordinator = try await StoreCoordinator(model: try CrashModel.make(version: version), store: .sqlite(URL(fileURLWithPath: arguments[1])))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let state = try await context.perform { try CrashState.read(context) }
+        emit("read \(state.digest) \(state.items.count)")
+        if arguments.count == 4 {
+            let line = try await context.perform { () throws -> String in
+                try context.insert(entityNamed: "Owner").setValue("probe-\(UUID().uuidString)", forKey: "name")
+                do {
+                    try context.save()
+                    return "saved"
+                } catch let error as StrataError {
+                    return "save-error \(error.code) hasChanges=\(context.hasChanges)"
+                }
+            }
+            emit(line)
+        }
+    } catch let error as StrataError {
+        emit("error \(error.code)")
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+    } catch {
+        fail("read: not a StrataError: \(error)", status: 2)
+    }
 default:
-    fail("usage: StrataProcessProbe writer|reader|edit|watch …", status: 64)
+    fail("usage: StrataProcessProbe writer|reader|edit|watch|mixed|open|read …", status: 64)
 }

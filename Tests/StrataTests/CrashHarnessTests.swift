@@ -7,8 +7,8 @@ import Testing
 /// passes `PRAGMA integrity_check`, every acknowledged save is there, and no save is there in
 /// part (each save inserts an entry and bumps the writer's counter in one transaction, so the
 /// counter equals the number of entries, which are exactly 1...n). 12 kills in CI, 200 with
-/// `STRATA_LONG=1`. Saves are inserts plus an update; relationships, deletes, batch requests
-/// and migrations are not in the mix yet.
+/// `STRATA_LONG=1`. Saves are inserts plus an update; `MixedCrashHarnessTests` mixes in
+/// relationships, deletes, batch requests and migrations.
 @Suite struct CrashHarnessTests {
     static let kills = ProcessInfo.processInfo.environment["STRATA_LONG"] == nil ? 12 : 200
 

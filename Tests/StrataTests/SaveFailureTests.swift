@@ -139,7 +139,7 @@ import Testing
     }
 
     /// SQLite's `max_page_count` on the writer connection stands in for a full disk.
-    @Test func fullDiskIsAStoreFailureAndRetrySucceeds() async throws {
+    @Test func fullDiskIsStoreFullAndRetrySucceeds() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try await openSamples(dir.file())
         let pages = try await coordinator.database.writeWithoutTransaction { db -> Int in
@@ -152,7 +152,7 @@ import Testing
             let sample = context.insert(Sample.self)
             sample.name = "big"
             sample.blob = Data(repeating: 7, count: 256 << 10)
-            expectFailure(context, .storeFailure)
+            expectFailure(context, .storeFull)
             #expect(sample.blob.count == 256 << 10)
         }
         try await coordinator.database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA max_page_count = 1073741823") }

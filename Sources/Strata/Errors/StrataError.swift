@@ -57,6 +57,14 @@ public struct StrataError: Error, CustomStringConvertible, Sendable {
         /// Another connection or process held the store's write lock for longer than
         /// ``StoreOptions/busyTimeout``; nothing was written and the context keeps its changes.
         public static let storeBusy = Code(rawValue: "storeBusy")
+        /// The store's file, or the folder that holds it (where SQLite keeps the `-wal` and
+        /// `-shm` files), cannot be written. A file that cannot be written but sits in a
+        /// writable folder still opens and reads; its saves fail with this code, and the
+        /// context keeps its changes.
+        public static let readOnlyStore = Code(rawValue: "readOnlyStore")
+        /// The disk (or the store's page limit) is full: nothing was written, and the context
+        /// keeps its changes; free space and save again.
+        public static let storeFull = Code(rawValue: "storeFull")
         /// The object (or its row) does not exist.
         public static let objectNotFound = Code(rawValue: "objectNotFound")
         /// A fetch request or other argument is not usable (unknown key, wrong entity).

@@ -111,7 +111,9 @@ private struct BatchInsertPlan {
                 if code & 0xff == SQLITE_CONSTRAINT {
                     throw StrataError(.conflict, "A batch insert row collides with a stored unique value: \(message)", entity: entity.name, sql: sql)
                 }
-                throw StrataError(.storeFailure, "SQLite: \(message)", entity: entity.name, sql: sql)
+                var error = StoreCoordinator.storeError(DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql), sql: sql)  // a full disk is .storeFull
+                error.entity = entity.name
+                throw error
             }
             ids.append(ObjectID(entity: entity, key: key))
         }

@@ -77,6 +77,12 @@ extension StoreCoordinator {
             if db.resultCode == .SQLITE_CORRUPT || db.resultCode == .SQLITE_NOTADB {
                 return StrataError(.corruptStore, "The store is damaged: \(db.message ?? "")", sql: sql ?? db.sql, underlying: db)
             }
+            if db.resultCode == .SQLITE_FULL {
+                return StrataError(.storeFull, "The disk (or the store's size limit) is full; nothing was written. Free space, then save again.", sql: sql ?? db.sql, underlying: db)
+            }
+            if db.resultCode == .SQLITE_READONLY {
+                return StrataError(.readOnlyStore, "The store cannot be written (its file or its folder is read-only); nothing was written.", sql: sql ?? db.sql, underlying: db)
+            }
             if db.resultCode == .SQLITE_BUSY {
                 return StrataError(.storeBusy, "Another connection or process kept the store locked for longer than the busy timeout; nothing was written. Save again.", sql: sql ?? db.sql, underlying: db)
             }

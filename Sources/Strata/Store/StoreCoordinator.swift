@@ -90,7 +90,9 @@ public final class StoreCoordinator: Sendable {
                 do {
                     return .success((database, identifier, try HistoryTables.prepare(database, requested: requested)))
                 } catch {
-                    throw StrataError(.storeFailure, "The store's history could not be prepared: \(error)", underlying: error)
+                    var failure = StoreCoordinator.storeError(error)  // a read-only file is .readOnlyStore, a full disk .storeFull
+                    failure.message = "The store's history could not be prepared: \(failure.message)"
+                    throw failure
                 }
             } catch {
                 return .failure(error)
@@ -131,12 +133,15 @@ public final class StoreCoordinator: Sendable {
             case .sqlite(let url, let options):
                 contents = try StoreOpener.inspect(url, model: model, options: options)
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                database = try openPool(at: url.path, configuration: configuration, busyTimeout: options.busyTimeout)
+                // A file that cannot be written opens read-only: it reads, and saves are `.readOnlyStore`.
+                var poolConfiguration = configuration
+                if contents != .empty && !FileManager.default.isWritableFile(atPath: url.path) { poolConfiguration.readonly = true }
+                database = try openPool(at: url.path, configuration: poolConfiguration, busyTimeout: options.busyTimeout)
             }
         } catch let error as StrataError {
             throw error
         } catch {
-            throw StrataError(.storeFailure, "The store could not be opened: \(error)", underlying: error)
+            throw StoreOpener.classify(error, path: path)
         }
         if case .empty = contents {
             if let identifier = try createSchema(in: database, model: model, path: path) { return (database, identifier) }
@@ -197,7 +202,7 @@ public final class StoreCoordinator: Sendable {
         } catch let error as StrataError {
             throw error
         } catch {
-            throw StrataError(.storeFailure, "The store could not be created: \(error)", underlying: error)
+            throw StoreOpener.classify(error, path: path)
         }
     }
 

@@ -59,11 +59,31 @@ enum StoreOpener {
         }
     }
 
-    /// Maps a SQLite failure met while inspecting a file to a typed error.
+    /// Maps a failure met while inspecting, creating or opening the file at `path` to a typed
+    /// error: damaged, read-only (the file, or the folder where SQLite keeps `-wal` and `-shm`),
+    /// full, or else `.storeFailure`.
     static func classify(_ error: any Error, path: String) -> StrataError {
-        if let db = error as? DatabaseError, db.resultCode == .SQLITE_CORRUPT || db.resultCode == .SQLITE_NOTADB {
-            return StrataError(.corruptStore, "\(path) is a damaged SQLite database.", underlying: db)
+        if let error = error as? StrataError { return error }
+        let folder = (path as NSString).deletingLastPathComponent
+        let writable = FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder)
+            && (!FileManager.default.fileExists(atPath: path) || FileManager.default.isWritableFile(atPath: path))
+        if let db = error as? DatabaseError {
+            switch db.resultCode {
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return StrataError(.corruptStore, "\(path) is a damaged SQLite database.", underlying: db)
+            case .SQLITE_FULL:
+                return StrataError(.storeFull, "\(path) cannot grow: the disk is full.", underlying: db)
+            case .SQLITE_READONLY, .SQLITE_PERM:
+                return StrataError(.readOnlyStore, "\(path) cannot be written: the file or its folder is read-only (SQLite keeps its -wal and -shm files in the folder).", underlying: db)
+            case .SQLITE_CANTOPEN where !writable:
+                return StrataError(.readOnlyStore, "\(path) cannot be opened for writing: the file or its folder is read-only (SQLite keeps its -wal and -shm files in the folder).", underlying: db)
+            default:
+                break
+            }
         }
-        return StrataError(.storeFailure, "\(path) could not be read: \(error)", underlying: error)
+        if !writable, let cocoa = error as? CocoaError, cocoa.code == .fileWriteNoPermission {
+            return StrataError(.readOnlyStore, "\(path) cannot be written: \(cocoa.localizedDescription)", underlying: cocoa)
+        }
+        return StrataError(.storeFailure, "\(path) could not be opened: \(error)", underlying: error)
     }
 }

@@ -75,12 +75,14 @@ final class ProbeProcess: @unchecked Sendable {  // safe: `process` and the pipe
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
-    /// Waits (polling, up to `timeout` seconds) for a stdout line that satisfies `match`.
+    /// Waits (polling, up to `timeout` seconds) for a stdout line that satisfies `match`. The
+    /// lines are checked once more after the deadline: on a loaded machine the waiting task can
+    /// be resumed only after it, while the line came in time.
     func waitForLine(timeout: Double = 60, _ match: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        while true {
             if let line = lines.first(where: match) { return line }
-            if !process.isRunning && output.withLock({ $0.closed }) { break }
+            if Date() >= deadline || (!process.isRunning && output.withLock({ $0.closed })) { break }
             try await Task.sleep(for: .milliseconds(10))
         }
         throw ProbeFailure("no matching line within \(timeout) s; stdout: \(lines.suffix(5)), stderr: \(errors)")
