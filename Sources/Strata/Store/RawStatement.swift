@@ -40,6 +40,18 @@ enum RawStatement {
         }
     }
 
+    /// Binds `keys` to the parameters `1...keys.count` of `statement` (reset first), without
+    /// building GRDB `StatementArguments` (a `DatabaseValue` per key).
+    static func bindKeys(_ keys: ArraySlice<Int64>, to statement: Statement) {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        var index: Int32 = 1
+        for key in keys {
+            sqlite3_bind_int64(handle, index, key)
+            index += 1
+        }
+    }
+
     /// Steps a statement whose arguments are bound, expecting no row.
     static func execute(_ statement: Statement, _ db: Database) throws {
         let handle = statement.sqliteStatement
