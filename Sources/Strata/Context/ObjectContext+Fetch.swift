@@ -43,9 +43,11 @@ extension ObjectContext {
             let rows = try coordinator.readRows(plan, pendingChanges: window)
             objects = []
             objects.reserveCapacity(rows.count)
-            for row in rows {
-                if let error = row.errors.values.first { throw error }
-                let (object, isNew) = materializeReportingNew(row, entity: entity)
+            awakened.reserveCapacity(rows.count)
+            registered.reserveCapacity(registered.count + rows.count)   // one growth, not one per doubling
+            for i in rows.indices {   // rows borrowed in place, not copied out one by one
+                if !rows[i].errors.isEmpty, let error = rows[i].errors.values.first { throw error }
+                let (object, isNew) = materializeReportingNew(rows[i], entity: entity)
                 if isNew { awakened.append(object) }
                 objects.append(object)
             }
@@ -53,7 +55,24 @@ extension ObjectContext {
         if pending { objects = foldPendingChanges(effect, into: objects, plan: plan) }
         try prefetch(request.relationshipKeyPathsForPrefetching, from: objects)
         for object in awakened { object.awakeFromFetch() }
-        return objects.compactMap { $0 as? T }
+        return Self.cast(objects, to: T.self)
+    }
+
+    /// `objects` as `T`s, leaving out those of another class. An object whose class is `T`
+    /// itself (every object of the entity when `T` is its class) is cast by identity of its
+    /// class, not through the runtime's generic dynamic cast.
+    static func cast<T: ManagedObject>(_ objects: [ManagedObject], to type: T.Type) -> [T] {
+        let exact = ObjectIdentifier(T.self)
+        var result: [T] = []
+        result.reserveCapacity(objects.count)
+        for object in objects {
+            if ObjectIdentifier(Swift.type(of: object)) == exact {
+                result.append(unsafeDowncast(object, to: T.self))
+            } else if let object = object as? T {
+                result.append(object)
+            }
+        }
+        return result
     }
 
     /// Fetches only the IDs of the matching objects.

@@ -17,14 +17,20 @@ extension ObjectContext: ObjectOwner {
         if faults.isEmpty { faults = [object] }
         do {
             let rows = try sourceRows(of: entity, ids: faults.map(\.objectID))
-            var byID: [ObjectID: RowSnapshot] = [:]
-            byID.reserveCapacity(rows.count)
-            for row in rows { byID[row.id] = row }
-            for fault in faults {
-                if let row = byID[fault.objectID] {
-                    fill(fault, with: row)
-                } else {
-                    markMissing(fault, StrataError(.objectNotFound, "The row of \(fault.objectID) no longer exists.", entity: entity.name, objectID: fault.objectID))
+            if rows.count == faults.count, rows.indices.allSatisfy({ rows[$0].id == faults[$0].objectID }) {
+                // The rows came back in the faults' order (a page of keys read by `_id`, the
+                // common case): fill by position, no dictionary of rows by ID.
+                for i in faults.indices { fill(faults[i], with: rows[i]) }
+            } else {
+                var byID: [ObjectID: RowSnapshot] = [:]
+                byID.reserveCapacity(rows.count)
+                for row in rows { byID[row.id] = row }
+                for fault in faults {
+                    if let row = byID[fault.objectID] {
+                        fill(fault, with: row)
+                    } else {
+                        markMissing(fault, StrataError(.objectNotFound, "The row of \(fault.objectID) no longer exists.", entity: entity.name, objectID: fault.objectID))
+                    }
                 }
             }
             for fault in faults where !fault.lifecycle.isFault && fault.valueErrors[-1] == nil { fault.awakeFromFetch() }

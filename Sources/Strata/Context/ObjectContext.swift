@@ -96,6 +96,18 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     @exclusivity(unchecked) var pointers: [InverseLinkKey: Set<ManagedObject>] = [:]
     /// Loaded to-ones not yet folded into ``pointers``.
     @exclusivity(unchecked) var pointerLog: [PointerNote] = []
+    /// The construction record reused for fetched objects and faults (one allocation per
+    /// context, not per object; see ``ObjectConstruction/make(_:_:reusing:)``).
+    @exclusivity(unchecked) var spareConstruction: ObjectConstruction?
+
+    /// Constructs a fetched object or a fault, reusing ``spareConstruction``.
+    func constructFetched(_ entity: EntityDescription, _ creation: ObjectCreation) -> ManagedObject {
+        let spare = spareConstruction
+        spareConstruction = nil   // taken: a construction nested in an initialiser makes its own
+        let (object, construction) = ObjectConstruction.make(entity, creation, reusing: spare)
+        spareConstruction = construction
+        return object
+    }
 
     /// Creates a root context on the main queue or a private queue, saving to `coordinator`.
     ///
@@ -351,7 +363,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     func resolve(_ id: ObjectID) -> ManagedObject {
         if let object = registered[id] { return object }
         if id.isTemporary, let permanent = permanentIDByTemporary[id] { return resolve(permanent) }
-        let object = ObjectConstruction.make(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true), collectsDefaults: false).0
+        let object = constructFetched(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true))
         object.storageOwner = self
         registered[id] = object
         return object
@@ -372,7 +384,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
             fill(object, with: row)
             return (object, true)
         }
-        let object = ObjectConstruction.make(entity, ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false), collectsDefaults: false).0
+        let object = constructFetched(entity, ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false))
         object.storageOwner = self
         object.rowVersion = row.version
         object.valueErrors = row.errors

@@ -61,7 +61,10 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
-        hasher.combine(entity.index &* 2 &+ (isTemporary ? 1 : 0))
+        // One word, not two: the registry hashes an ID several times per object read. Keys
+        // fill the low bits; entity and temporary flag go into the top ones (the same ID
+        // always gives the same word, and equal IDs have equal words).
+        let tag = UInt64(truncatingIfNeeded: entity.index &* 2 &+ (isTemporary ? 1 : 0))
+        hasher.combine(UInt64(bitPattern: key) ^ (tag &<< 48) ^ (tag &>> 16))
     }
 }

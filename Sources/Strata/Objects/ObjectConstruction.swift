@@ -14,7 +14,7 @@ import Darwin
 /// It lives in a thread-local slot only for the duration of one synchronous `init` call.
 @usableFromInline
 final class ObjectConstruction {
-    let entity: EntityDescription
+    private(set) var entity: EntityDescription
     /// Whether the wrappers' initial values are wanted (inserts only).
     @usableFromInline let collectsDefaults: Bool
     /// Initial values by attribute slot.
@@ -42,6 +42,28 @@ final class ObjectConstruction {
     /// Constructs an object of `entity`'s class with a construction installed.
     static func make(_ entity: EntityDescription, _ creation: ObjectCreation, collectsDefaults: Bool) -> (ManagedObject, ObjectConstruction) {
         let construction = ObjectConstruction(entity: entity, collectsDefaults: collectsDefaults)
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(construction).toOpaque())
+        let object = withExtendedLifetime(construction) { entity.managedClass.init(creation) }
+        pthread_setspecific(key, previous)
+        return (object, construction)
+    }
+
+    /// Constructs an object that collects no defaults (a fetched row or a fault), reusing
+    /// `spare` — a record this function returned before, kept by the caller on its queue —
+    /// instead of allocating one per object. Returns the record to keep for the next call.
+    /// The caller holds no record while this runs, so a construction nested in an
+    /// initialiser gets a fresh one.
+    static func make(_ entity: EntityDescription, _ creation: ObjectCreation, reusing spare: ObjectConstruction?) -> (ManagedObject, ObjectConstruction) {
+        let construction: ObjectConstruction
+        if let reused = spare {
+            reused.entity = entity
+            reused.attributeCursor = 0
+            reused.relationshipCursor = 0
+            construction = reused
+        } else {
+            construction = ObjectConstruction(entity: entity, collectsDefaults: false)
+        }
         let previous = pthread_getspecific(key)
         pthread_setspecific(key, Unmanaged.passUnretained(construction).toOpaque())
         let object = withExtendedLifetime(construction) { entity.managedClass.init(creation) }

@@ -97,14 +97,27 @@ extension PropertyValue {
     /// (nil always is). A value that does not fit was written by another program: an integer
     /// out of the attribute's range, text in a number column, a UUID blob of the wrong size.
     func fits(_ type: AttributeType) -> Bool {
-        switch (self, type) {
-        case (.null, _): true
-        case (.integer(let v), .int16): Int16(exactly: v) != nil
-        case (.integer(let v), .int32): Int32(exactly: v) != nil
-        case (.integer, .int64): true
-        case (.double, .double), (.string, .string), (.bool, .bool), (.date, .date), (.data, .data),
-             (.uuid, .uuid), (.url, .url), (.decimal, .decimal), (.data, .transformable), (.transformed, .transformable): true
-        default: false
+        // A switch on the value alone (a switch on a `(self, type)` pair copies the value,
+        // a retain and a release per column read).
+        switch self {
+        case .null: true
+        case .integer(let v):
+            switch type {
+            case .int16: Int16(exactly: v) != nil
+            case .int32: Int32(exactly: v) != nil
+            case .int64: true
+            default: false
+            }
+        case .double: type == .double
+        case .string: type == .string
+        case .bool: type == .bool
+        case .date: type == .date
+        case .data: type == .data || type == .transformable
+        case .uuid: type == .uuid
+        case .url: type == .url
+        case .decimal: type == .decimal
+        case .transformed: type == .transformable
+        case .objectID, .objectIDs: false
         }
     }
 

@@ -40,6 +40,18 @@ enum RawStatement {
         }
     }
 
+    /// Binds `keys` to the parameters `1...keys.count` of `statement` (reset first), without
+    /// building GRDB `StatementArguments` (a `DatabaseValue` per key).
+    static func bindKeys(_ keys: ArraySlice<Int64>, to statement: Statement) {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        var index: Int32 = 1
+        for key in keys {
+            sqlite3_bind_int64(handle, index, key)
+            index += 1
+        }
+    }
+
     /// Steps a statement whose arguments are bound, expecting no row.
     static func execute(_ statement: Statement, _ db: Database) throws {
         let handle = statement.sqliteStatement
@@ -85,7 +97,28 @@ enum RawStatement {
     /// Column `index` as text, or nil if its bytes are not valid UTF-8.
     static func text(_ handle: OpaquePointer, _ index: Int32) -> String? {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
-        return String(validating: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self)
+        let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+        // ASCII is valid UTF-8 as it is: decoding it cannot repair anything, and the decoder
+        // specialised for a byte buffer costs a fraction of the generic `String(validating:)`.
+        if isASCII(buffer) { return String(decoding: buffer, as: UTF8.self) }
+        return String(validating: buffer, as: UTF8.self)
+    }
+
+    /// Whether every byte is below 0x80 (eight bytes at a time).
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var i = 0
+        let raw = UnsafeRawPointer(base)
+        while i &+ 8 <= count {
+            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i &+= 8
+        }
+        while i < count {
+            if base[i] & 0x80 != 0 { return false }
+            i &+= 1
+        }
+        return true
     }
 
     static func blob(_ handle: OpaquePointer, _ index: Int32) -> Data {

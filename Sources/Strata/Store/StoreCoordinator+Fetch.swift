@@ -22,7 +22,13 @@ extension StoreCoordinator {
     func readKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [Int64] {
         var arguments: [DatabaseValue] = []
         let sql = plan.sql(columns: "t0._id", pendingChanges: pendingChanges, arguments: &arguments)
-        return try read { db in try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) }
+        return try read { db -> [Int64] in
+            let statement = try db.cachedStatement(sql: sql)
+            statement.setUncheckedArguments(StatementArguments(arguments))
+            var keys: [Int64] = []
+            try RawStatement.forEachRow(statement, db) { keys.append(sqlite3_column_int64($0, 0)) }   // `_id` is never NULL
+            return keys
+        }
     }
 
     /// How many rows pass a plan's predicate (before its offset and limit).

@@ -16,7 +16,7 @@ extension StoreCoordinator {
                 let chunk = keys[start..<min(start + Self.keyChunk, keys.count)]
                 let sql = select + "(" + repeatElement("?", count: chunk.count).joined(separator: ",") + ")"
                 let statement = try db.cachedStatement(sql: sql)
-                statement.setUncheckedArguments(StatementArguments(Array(chunk)))
+                RawStatement.bindKeys(chunk, to: statement)
                 try RawStatement.forEachRow(statement, db) { result.append(reader.read($0)) }
                 start += Self.keyChunk
             }
