@@ -19,10 +19,17 @@ struct SyncFigures: Sendable {
         var report = Counts()
         var seconds = 0.0
         var stalls: StallSummary?
+        /// Seconds from each phase's start to the next (`savingToStore` includes exporting
+        /// what the merge's save changed beyond the state, `compacting` writing a baseline).
+        var phases: [(String, Double)] = []
 
         init() {}
 
-        init(report: SyncReport, seconds: Double, stalls: StallSummary) {
+        /// The phases as `name s` pairs.
+        var phaseText: String { phases.map { "\($0.0) \(String(format: "%.3f", $0.1))" }.joined(separator: ", ") }
+
+        init(report: SyncReport, seconds: Double, stalls: StallSummary, phases: [(String, Double)]) {
+            self.phases = phases
             self.report = Counts(objectsWritten: report.objectsWritten, mergedRecords: report.mergedRecords, mergedFiles: report.mergedFiles)
             self.seconds = seconds
             self.stalls = stalls
@@ -44,6 +51,8 @@ struct SyncFigures: Sendable {
     var noOpMerged = 0
     var cloud: (bytes: Int, files: Int) = (0, 0)
     var cloudAfterBaseline: (bytes: Int, files: Int) = (0, 0)
+    /// Event files in the cloud before and after the compacting peer's baseline.
+    var eventFiles = 0, eventFilesAfterBaseline = 0
     var compactorSeconds = 0.0
     var wroteBaseline = false
     var firstSyncSeconds = 0.0
@@ -87,6 +96,8 @@ struct SyncFigures: Sendable {
             "cloudFiles": cloud.files,
             "cloudBytesAfterBaseline": cloudAfterBaseline.bytes,
             "cloudFilesAfterBaseline": cloudAfterBaseline.files,
+            "eventFiles": eventFiles,
+            "eventFilesAfterBaseline": eventFilesAfterBaseline,
             "compactorSyncMillis": Int(compactorSeconds * 1000),
             "firstSyncMillis": Int(firstSyncSeconds * 1000),
             "firstSyncPeakRSSMB": mb(firstSyncPeakRSS),
@@ -106,8 +117,8 @@ struct SyncFigures: Sendable {
         let mb = { (bytes: UInt64) in f(Double(bytes) / 1_048_576, 1) }
         return [
             "\(peers) peers",
-            "backlog: \(inserts.report.objectsWritten) objects from \(inserts.report.mergedFiles) files in \(f(inserts.seconds, 3)) s = \(Int(inserts.changesPerSecond)) changes/s (target >= 50000)",
-            "updates: \(updates.report.objectsWritten) in \(f(updates.seconds, 3)) s = \(Int(updates.changesPerSecond))/s",
+            "backlog: \(inserts.report.objectsWritten) objects from \(inserts.report.mergedFiles) files in \(f(inserts.seconds, 3)) s = \(Int(inserts.changesPerSecond)) changes/s (target >= 50000) [\(inserts.phaseText)]",
+            "updates: \(updates.report.objectsWritten) in \(f(updates.seconds, 3)) s = \(Int(updates.changesPerSecond))/s [\(updates.phaseText)]",
             "main max stall during the merges \(f(mergeStallMaxMs, 1)) ms (target < 16 on hybrid)",
             "no-op sync p50 \(f(noOpP50 * 1000, 2)) ms, max \(f(noOpMax * 1000, 2)) ms over \(noOpSeconds.count) (target <= 20), \(noOpListings) listings (target <= 4)",
             "cloud \(cloud.bytes) bytes in \(cloud.files) files, \(cloudAfterBaseline.bytes) in \(cloudAfterBaseline.files) after the baseline",

@@ -91,6 +91,7 @@ public struct SyncScenario: Scenario {
 
         // 5. The cloud.
         figures.cloud = Self.folderSize(cloudURL)
+        figures.eventFiles = Self.folderSize(cloudURL.appending(path: "SandboxSync/events")).files
 
         // 6. A compacting peer writes a baseline; a new peer's first sync reads it.
         run.step(0, of: 1, "compacting into a baseline")
@@ -107,6 +108,7 @@ public struct SyncScenario: Scenario {
         figures.wroteBaseline = compacted.wroteBaseline
         compactor.close()
         figures.cloudAfterBaseline = Self.folderSize(cloudURL)
+        figures.eventFilesAfterBaseline = Self.folderSize(cloudURL.appending(path: "SandboxSync/events")).files
         for peer in remote { peer.close() }
         remote.removeAll()
 
@@ -151,15 +153,30 @@ public struct SyncScenario: Scenario {
     /// until its save has reached main and main has run what it queued (the list's refetch).
     static func measuredSync(_ peer: SyncScenarioPeer) async throws -> SyncFigures.Merge {
         let merges = peer.mergesIntoMain
+        let activity = await peer.ensemble.activity()
+        // The sync's phases as they begin, timed from the sync's start (where the time goes).
+        let phases = Task { () -> [(String, ContinuousClock.Instant)] in
+            var seen: [(String, ContinuousClock.Instant)] = []
+            for await event in activity {
+                switch event {
+                case .progress(_, let phase): seen.append((phase.rawValue, .now))
+                case .ended: seen.append(("end", .now)); return seen
+                case .began: break
+                }
+            }
+            return seen
+        }
         let heartbeat = Heartbeat()
         heartbeat.start()
         let began = ContinuousClock.now
         let report = try await peer.ensemble.sync()
         let seconds = (ContinuousClock.now - began).sandboxSeconds
+        let marks = await phases.value
+        let phaseSeconds = zip(marks, marks.dropFirst()).map { ($0.0, ($1.1 - $0.1).sandboxSeconds) }
         await peer.settleMain(mergesBefore: merges)
         try? await Task.sleep(for: .milliseconds(20))   // the list's refetch, queued on main after the merge
         _ = try? await peer.stack.mainContext.perform { () }
-        return SyncFigures.Merge(report: report, seconds: seconds, stalls: heartbeat.stop())
+        return SyncFigures.Merge(report: report, seconds: seconds, stalls: heartbeat.stop(), phases: phaseSeconds)
     }
 
     /// Bytes and files under `url`.

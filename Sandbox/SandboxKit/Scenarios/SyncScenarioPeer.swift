@@ -96,17 +96,17 @@ final class SyncScenarioPeer: Sendable {
     var mergesIntoMain: Int { (stack as? HybridStack)?.mergesIntoMain ?? 0 }
 
     /// Inserts `rows` as books in saves of `batch`, each linked to its author (`Author` with
-    /// `index` = the row's author index, made once per peer), and makes them durable.
+    /// `index` = the row's author index, made once per peer), and makes them durable. Each
+    /// save uses a fresh import context that fetches the authors already saved (a context
+    /// kept across saves would hold temporary IDs its parent has since made permanent).
     func insertBooks(_ rows: ArraySlice<SourceData.BookRow>, batch: Int) async throws {
-        let importer = stack.newImportContext()
         var start = rows.startIndex
-        var authorIDs: [Int: ObjectID] = [:]
         while start < rows.endIndex {
             let chunk = Array(rows[start..<min(rows.endIndex, start + batch)])
-            let known = authorIDs
-            authorIDs = try await importer.perform {
+            let importer = stack.newImportContext()
+            try await importer.perform {
                 var authors: [Int: Author] = [:]
-                for (index, id) in known { authors[index] = try importer.existingObject(with: id) as? Author }
+                for author in try importer.fetch(FetchRequest<Author>()) { authors[Int(author.index)] = author }
                 for row in chunk {
                     let author: Author
                     if let held = authors[row.authorIndex] {
@@ -120,7 +120,6 @@ final class SyncScenarioPeer: Sendable {
                     importer.insertBook(row).author = author
                 }
                 try importer.save()
-                return authors.mapValues(\.objectID)
             }
             if importer.parent != nil { try await stack.save() }
             start += batch
