@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "SandboxKit",
             dependencies: [
-                "Strata", "StrataStacks", "StrataFetchedResults", "StrataRandom",
+                "Strata", "StrataStacks", "StrataFetchedResults", "StrataRandom", "StrataSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

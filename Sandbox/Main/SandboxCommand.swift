@@ -28,6 +28,9 @@ struct SandboxCommand: ParsableCommand {
     @Option(help: "Objects per save (and the paging scenario's page size).")
     var batch = 1000
 
+    @Option(help: "Peers of the sync scenario (at least 2).")
+    var peers = 3
+
     @Option(help: "Seed of the generated data.")
     var seed: UInt64 = 1
 
@@ -56,6 +59,7 @@ struct SandboxCommand: ParsableCommand {
         guard objects > 0 else { throw ValidationError("--objects must be at least 1") }
         guard repeats > 0 else { throw ValidationError("--repeat must be at least 1") }
         guard batch > 0 else { throw ValidationError("--batch must be at least 1") }
+        guard peers >= 2 else { throw ValidationError("--peers must be at least 2") }
     }
 
     /// Runs the async work while the main thread runs its run loop, which drains the main
@@ -72,6 +76,7 @@ struct SandboxCommand: ParsableCommand {
         options.objects = objects
         options.batch = batch
         options.seed = seed
+        options.peers = peers
         options.progress = quiet ? .off : isatty(STDERR_FILENO) == 1 ? .live : .lines
         if options.progress == .live { options.progressLog = ProgressLog(style: .live, width: Self.terminalWidth()) }
         if stack != "all" {

@@ -19,6 +19,8 @@ public struct SandboxOptions: Sendable {
     public var objects = 100_000
     /// Objects per save (and the paging scenario's page size).
     public var batch = 1000
+    /// Peers of the `sync` scenario (at least 2).
+    public var peers = 3
     /// Seed of the source data.
     public var seed: UInt64 = 1
     /// How the hybrid stack brings import saves into main.

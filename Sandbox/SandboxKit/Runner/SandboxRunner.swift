@@ -88,10 +88,12 @@ public struct SandboxRunner: Sendable {
             var stackOptions = StackOptions()
             stackOptions.importMergeMode = options.importMergeMode
             stackOptions.onImport = { [list] _ in list.changed() }
+            stackOptions.storeOptions.recordsHistory = type(of: scenario).recordsHistory
             stack = try await Stacks.open(kind, model: context.model, storeURL: url, options: stackOptions)
         }
         let run = ScenarioRun(stack: stack, storeURL: url, model: context.model, data: context.data, batch: options.batch,
-                              variant: variant, scratch: context.scratch, log: context.log, label: label, progress: progress)
+                              variant: variant, scratch: context.scratch, log: context.log, label: label, progress: progress,
+                              peers: options.peers, importMergeMode: options.importMergeMode)
         try await scenario.prepare(run)
         let observer = MainObserver(stack: stack, list: list, clock: clock, mergeMode: options.importMergeMode)
         if let stack { list.attach(to: stack.mainContext) }

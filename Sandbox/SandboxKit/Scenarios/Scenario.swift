@@ -24,6 +24,9 @@ public protocol Scenario: Sendable {
     static var summary: String { get }
     /// The variants measured as separate rows (most scenarios have one).
     static var variants: [ScenarioVariant] { get }
+    /// Whether the run's stack opens its store with `StoreOptions.recordsHistory` (the
+    /// `sync` scenario's ensembles need the change history).
+    static var recordsHistory: Bool { get }
     init()
     /// Unmeasured set-up on the run's store.
     func prepare(_ run: ScenarioRun) async throws
@@ -36,6 +39,7 @@ public protocol Scenario: Sendable {
 
 extension Scenario {
     public static var variants: [ScenarioVariant] { [.single] }
+    public static var recordsHistory: Bool { false }
     public func prepare(_ run: ScenarioRun) async throws {}
     public func verify(_ run: ScenarioRun, _ outcome: ScenarioOutcome) async throws -> ScenarioOutcome { outcome }
 }

@@ -19,6 +19,7 @@ public enum ScenarioRegistry {
         ListDuringImportScenario.self,
         EngineScenario.self,
         MigrateScenario.self,
+        SyncScenario.self,
     ]
 
     /// The names, for `--help`.

@@ -33,9 +33,14 @@ public final class ScenarioRun: Sendable {
     public let label: String
     /// How far the measured work is; the runner's progress timer reads it.
     public let progress: ProgressCounter
+    /// Peers of the `sync` scenario (`--peers`).
+    public let peers: Int
+    /// How the run's hybrid stack brings import saves into main (`--merge-mode`).
+    public let importMergeMode: ImportMergeMode
 
     init(stack: (any CoreStack)?, storeURL: URL, model: ObjectModel, data: SourceData, batch: Int, variant: String?,
-         scratch: ScratchDirectory, log: ProgressLog, label: String, progress: ProgressCounter = ProgressCounter()) {
+         scratch: ScratchDirectory, log: ProgressLog, label: String, progress: ProgressCounter = ProgressCounter(),
+         peers: Int = 3, importMergeMode: ImportMergeMode = .everySave) {
         self.stack = stack
         self.storeURL = storeURL
         self.model = model
@@ -46,6 +51,8 @@ public final class ScenarioRun: Sendable {
         self.log = log
         self.label = label
         self.progress = progress
+        self.peers = peers
+        self.importMergeMode = importMergeMode
     }
 
     /// Objects to handle (`--objects`).

@@ -1,0 +1,194 @@
+import Foundation
+import Strata
+import StrataStacks
+import StrataSync
+
+/// `sync`: `--peers` devices, each on the chosen stack with its own store, sync `--objects`
+/// books (and their authors, one per 100 books, named across peers by their `index`)
+/// through a ``LocalCloudFileSystem`` in a temporary folder. The run's own stack is peer 0,
+/// the one measured; the other peers make the changes:
+///
+/// 1. Peers 1… insert a share of the books each and sync; peer 0 merges that backlog in one
+///    sync (the run's rate: books per second; `backlogChangesPerSecond` counts authors too),
+///    with a heartbeat on the main queue until the merge has reached peer 0's main context
+///    and the UI's fetched list refreshed.
+/// 2. The others catch up; peer 1 re-rates every book; peer 0 merges those updates (same heartbeat).
+/// 3. Two quiescent rounds; every peer's canonical dump must be the same (`check`).
+/// 4. ``noOpSyncs`` syncs with nothing new on peer 0: latency p50 / max, listings per sync.
+/// 5. Bytes and files in the cloud folder.
+/// 6. A compacting peer attaches and syncs with `baselineEventThreshold = 0` (it writes a
+///    baseline and removes the event files it holds); then, with peers 1… closed, a new peer
+///    on the stack attaches and makes its first sync from that baseline: time and peak RSS.
+/// 7. ``SyncCaptureCost``: a save's time with the change history on and off.
+///
+/// Nothing here asserts a timing: the figures go to `counters` (JSON) and `detail` (the table's notes).
+///
+/// For example:
+/// ```swift
+/// swift run -c release Sandbox --scenario sync --stack hybrid --objects 20000 --peers 3
+/// ```
+public struct SyncScenario: Scenario {
+    public static let name = "sync"
+    public static let summary = "--peers devices sync books through a local folder: a backlog's merge rate, no-op syncs, cloud bytes, main-queue stalls, a new peer's first sync, capture cost"
+    public static let recordsHistory = true
+    /// Syncs with nothing new that step 4 times.
+    public static let noOpSyncs = 20
+
+    public init() {}
+
+    public func perform(_ run: ScenarioRun) async throws -> ScenarioOutcome {
+        guard run.peers >= 2 else { throw SandboxError("sync needs at least 2 peers (--peers), got \(run.peers)") }
+        let stack = try run.requireStack()
+        let cloudURL = run.scratch.newFile("sync-cloud").deletingPathExtension()
+        try FileManager.default.createDirectory(at: cloudURL, withIntermediateDirectories: true)
+        let cloud = LocalCloudFileSystem(rootDirectory: cloudURL)
+        let local = try await SyncScenarioPeer(name: "peer-0", stack: stack, cloud: cloud)
+        var remote: [SyncScenarioPeer] = []
+        for i in 1..<run.peers {
+            let other = try await Stacks.open(stack.kind, model: run.model, storeURL: run.scratch.newFile("sync-peer-\(i)"),
+                                              options: SyncScenarioPeer.stackOptions)
+            remote.append(try await SyncScenarioPeer(name: "peer-\(i)", stack: other, cloud: cloud))
+        }
+        defer { for peer in remote { peer.close() } }
+        var figures = SyncFigures(peers: run.peers, route: local.route)
+        for peer in [local] + remote { try await peer.ensemble.attach() }
+
+        // 1. The remote backlog of inserts.
+        let books = run.data.books
+        for (i, peer) in remote.enumerated() {
+            let share = books.count * i / remote.count..<books.count * (i + 1) / remote.count
+            run.step(share.lowerBound, of: books.count, "books inserted on the other peers")
+            try await peer.insertBooks(books[share], batch: run.batch)
+            try await peer.ensemble.sync()
+        }
+        run.step(0, of: 1, "merging the backlog")
+        figures.inserts = try await Self.measuredSync(local)
+
+        // 2. The remote backlog of updates.
+        for peer in remote { try await peer.ensemble.sync() }
+        _ = try await remote[0].bumpRatings(batch: run.batch)
+        try await remote[0].ensemble.sync()
+        run.step(0, of: 1, "merging the updates")
+        figures.updates = try await Self.measuredSync(local)
+
+        // 3. Quiescence and convergence.
+        for _ in 0..<2 { for peer in [local] + remote { try await peer.ensemble.sync() } }
+        let reference = try await local.ensemble.canonicalDump()
+        var diverged: [String] = []
+        for peer in remote where try await peer.ensemble.canonicalDump() != reference { diverged.append(peer.name) }
+        figures.localBooks = try await local.bookCount()
+
+        // 4. Syncs with nothing new.
+        run.step(0, of: Self.noOpSyncs, "no-op syncs")
+        for i in 0..<Self.noOpSyncs {
+            let began = ContinuousClock.now
+            let report = try await local.ensemble.sync()
+            figures.noOpSeconds.append((ContinuousClock.now - began).sandboxSeconds)
+            figures.noOpListings = max(figures.noOpListings, report.listings)
+            figures.noOpMerged += report.mergedFiles + report.objectsWritten
+            run.step(i + 1, of: Self.noOpSyncs, "no-op syncs")
+        }
+
+        // 5. The cloud.
+        figures.cloud = Self.folderSize(cloudURL)
+        figures.eventFiles = Self.folderSize(cloudURL.appending(path: "SandboxSync/events")).files
+
+        // 6. A compacting peer writes a baseline; a new peer's first sync reads it.
+        run.step(0, of: 1, "compacting into a baseline")
+        var compactOptions = EnsembleOptions()
+        compactOptions.baselineEventThreshold = 0
+        let compactor = try await SyncScenarioPeer(
+            name: "compactor", stack: try await Stacks.open(stack.kind, model: run.model, storeURL: run.scratch.newFile("sync-compactor"),
+                                                            options: SyncScenarioPeer.stackOptions),
+            cloud: cloud, options: compactOptions)
+        try await compactor.ensemble.attach()
+        var began = ContinuousClock.now
+        let compacted = try await compactor.ensemble.sync()
+        figures.compactorSeconds = (ContinuousClock.now - began).sandboxSeconds
+        figures.wroteBaseline = compacted.wroteBaseline
+        compactor.close()
+        figures.cloudAfterBaseline = Self.folderSize(cloudURL)
+        figures.eventFilesAfterBaseline = Self.folderSize(cloudURL.appending(path: "SandboxSync/events")).files
+        for peer in remote { peer.close() }
+        remote.removeAll()
+
+        run.step(0, of: 1, "a new peer's first sync")
+        let newcomer = try await SyncScenarioPeer(
+            name: "newcomer", stack: try await Stacks.open(stack.kind, model: run.model, storeURL: run.scratch.newFile("sync-newcomer"),
+                                                           options: SyncScenarioPeer.stackOptions),
+            cloud: cloud)
+        defer { newcomer.close() }
+        PeakMemory.releaseFreedMemory()
+        figures.firstSyncRSSAtStart = PeakMemory.currentBytes() ?? 0
+        figures.firstSyncPeakScope = PeakMemory.resetPeak() ? "sync" : "process"
+        began = ContinuousClock.now
+        try await newcomer.ensemble.attach()
+        let first = try await newcomer.ensemble.sync()
+        figures.firstSyncSeconds = (ContinuousClock.now - began).sandboxSeconds
+        figures.firstSyncPeakRSS = PeakMemory.peakBytes() ?? 0
+        figures.firstSyncFromBaseline = first.mergedBaseline
+        figures.firstSyncBooks = try await newcomer.bookCount()
+        if try await newcomer.ensemble.canonicalDump() != reference { diverged.append(newcomer.name) }
+
+        // 7. Capture cost.
+        run.step(0, of: 1, "capture cost")
+        figures.capture = try await SyncCaptureCost.measure(run)
+
+        var check = "ok"
+        if !diverged.isEmpty { check = "peers diverged from peer-0: \(diverged.joined(separator: ", "))" }
+        else if figures.localBooks != books.count || figures.firstSyncBooks != books.count {
+            check = "peer-0 holds \(figures.localBooks) books, the new peer \(figures.firstSyncBooks), of \(books.count)"
+        } else if figures.inserts.report.objectsWritten < books.count || figures.updates.report.objectsWritten < books.count {
+            check = "the backlog merges wrote \(figures.inserts.report.objectsWritten) and \(figures.updates.report.objectsWritten) objects"
+        } else if figures.noOpMerged != 0 {
+            check = "the no-op syncs merged \(figures.noOpMerged) files or objects"
+        } else if !figures.wroteBaseline || !figures.firstSyncFromBaseline {
+            check = "no baseline was written (\(figures.wroteBaseline)) or the new peer did not merge it (\(figures.firstSyncFromBaseline))"
+        }
+        return ScenarioOutcome(objects: books.count, measuredSeconds: figures.inserts.seconds, check: check,
+                               detail: figures.detail, counters: figures.counters)
+    }
+
+    /// One sync of `peer`, timed, with a heartbeat on the main queue from before the sync
+    /// until its save has reached main and main has run what it queued (the list's refetch).
+    static func measuredSync(_ peer: SyncScenarioPeer) async throws -> SyncFigures.Merge {
+        let merges = peer.mergesIntoMain
+        let activity = await peer.ensemble.activity()
+        // The sync's phases as they begin, timed from the sync's start (where the time goes).
+        let phases = Task { () -> [(String, ContinuousClock.Instant)] in
+            var seen: [(String, ContinuousClock.Instant)] = []
+            for await event in activity {
+                switch event {
+                case .progress(_, let phase): seen.append((phase.rawValue, .now))
+                case .ended: seen.append(("end", .now)); return seen
+                case .began: break
+                }
+            }
+            return seen
+        }
+        let heartbeat = Heartbeat()
+        heartbeat.start()
+        let began = ContinuousClock.now
+        let report = try await peer.ensemble.sync()
+        let seconds = (ContinuousClock.now - began).sandboxSeconds
+        let marks = await phases.value
+        let phaseSeconds = zip(marks, marks.dropFirst()).map { ($0.0, ($1.1 - $0.1).sandboxSeconds) }
+        await peer.settleMain(mergesBefore: merges)
+        try? await Task.sleep(for: .milliseconds(20))   // the list's refetch, queued on main after the merge
+        _ = try? await peer.stack.mainContext.perform { () }
+        return SyncFigures.Merge(report: report, seconds: seconds, stalls: heartbeat.stop(), phases: phaseSeconds)
+    }
+
+    /// Bytes and files under `url`.
+    static func folderSize(_ url: URL) -> (bytes: Int, files: Int) {
+        var bytes = 0, files = 0
+        let keys: [URLResourceKey] = [.fileSizeKey, .isRegularFileKey]
+        guard let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: keys) else { return (0, 0) }
+        for case let file as URL in enumerator {
+            guard let values = try? file.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
+            bytes += values.fileSize ?? 0
+            files += 1
+        }
+        return (bytes, files)
+    }
+}

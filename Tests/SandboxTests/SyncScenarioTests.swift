@@ -1,0 +1,60 @@
+import Foundation
+import SandboxKit
+import StrataStacks
+import Testing
+
+/// The `sync` scenario at small N: the peers converge (the scenario compares every peer's
+/// canonical dump with peer 0's and a new peer's), and its counts add up. Timings are only
+/// checked to be measured, never against a target.
+@Suite struct SyncScenarioTests {
+    static func run(_ kind: StackKind, objects: Int, peers: Int) async throws -> RunResult {
+        var options = SandboxOptions()
+        options.objects = objects
+        options.batch = 100
+        options.peers = peers
+        options.scenarios = [SyncScenario.name]
+        options.stacks = [kind]
+        let records = try await SandboxRunner(options: options).run()
+        return try #require(records.first?.result)
+    }
+
+    @Test(arguments: [StackKind.hybrid, .asyncSaving])
+    func peersConvergeAndTheCountsAddUp(_ kind: StackKind) async throws {
+        // 2 other peers insert 150 books each: author 1 has books in both shares, so both insert it.
+        let result = try await Self.run(kind, objects: 300, peers: 3)
+        #expect(result.check == "ok", "\(result.check)")
+        let counters = result.counters
+        #expect(counters["peers"] == 3)
+        // 300 books and 3 authors, not 4: the author both peers inserted is one object.
+        #expect(counters["backlogChanges"] == 303)
+        #expect(counters["backlogFiles"] == 2)
+        #expect(counters["updateChanges"] == 300)
+        #expect(counters["firstSyncBooks"] == 300)
+        #expect(counters["noOpSyncs"] == SyncScenario.noOpSyncs)
+        #expect((1...4).contains(counters["noOpListingsMax"] ?? 0))
+        #expect((counters["cloudBytes"] ?? 0) > 0 && (counters["cloudFiles"] ?? 0) > 0)
+        // The baseline replaced the event files it holds (the inserts, the updates).
+        #expect((counters["eventFiles"] ?? 0) >= 3)
+        #expect(counters["eventFilesAfterBaseline"] == 0)
+        #expect((counters["firstSyncPeakRSSMB"] ?? 0) > 0)
+        for key in ["saveInsertMicrosHistoryOff", "saveInsertMicrosHistoryOn", "noOpMaxMicros", "firstSyncMillis"] {
+            #expect((counters[key] ?? 0) > 0, "\(key)")
+        }
+        #expect((counters["noOpP50Micros"] ?? 0) <= (counters["noOpMaxMicros"] ?? 0))
+        #expect(result.objects == 300)
+        #expect(result.objectsPerSecond > 0 && result.objectsPerSecond.isFinite)
+        #expect(result.detail.contains("backlog: 303 objects from 2 files"))
+    }
+
+    @Test func twoPeersAreEnough() async throws {
+        let result = try await Self.run(.mainContext, objects: 120, peers: 2)
+        #expect(result.check == "ok", "\(result.check)")
+        #expect(result.counters["backlogChanges"] == 122)
+        #expect(result.counters["backlogFiles"] == 1)
+        #expect(result.detail.contains("automaticallyMergesChangesFromParent"))
+    }
+
+    @Test func onePeerIsRefused() async throws {
+        await #expect(throws: (any Error).self) { _ = try await Self.run(.hybrid, objects: 10, peers: 1) }
+    }
+}
