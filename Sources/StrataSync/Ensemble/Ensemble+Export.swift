@@ -39,8 +39,10 @@ extension Ensemble {
     }
 
     /// Exports what the store saved since the last export; returns the records written.
+    /// `skipping`: objects a merge's save just wrote as the state has them (their inserts and
+    /// updates in the merge's own transaction need no comparison).
     @discardableResult
-    func exportHistory(_ state: SyncState) async throws(SyncError) -> Int {
+    func exportHistory(_ state: SyncState, skipping: Set<ObjectID> = []) async throws(SyncError) -> Int {
         let peer = try peer(of: state)
         var total = 0
         while true {
@@ -50,7 +52,7 @@ extension Ensemble {
                 throw SyncError(.storeFailure, "the store's history could not be read: \(error)", underlying: error)
             }
             guard !transactions.isEmpty else { return total }
-            let touched = LocalExporter.Touched(transactions)
+            let touched = LocalExporter.Touched(transactions, skipping: skipping, skippingAuthor: StoreMaterializer.author)
             let snapshot = try await readSnapshot(touched.objects)
             total += try exporter(state, peer: peer).export(touched, snapshot: snapshot, now: options.now())?.recordCount ?? 0
         }

@@ -46,7 +46,7 @@ extension Ensemble {
             report.changes = ChangeSetSummary(inserted: outcome.changes.inserted.count, updated: outcome.changes.updated.count, deleted: outcome.changes.deleted.count)
             if !outcome.changes.isEmpty { mergeObservers.publish(outcome.changes) }
             // What the merge changed beyond the state (a cascade, a nullified inverse) goes out too.
-            report.exportedRecords += try await exportHistory(current)
+            report.exportedRecords += try await exportHistory(current, skipping: outcome.written)
             try await uploadOutbox(current)
             if events.count > options.baselineEventThreshold {
                 self.report(.progress(.sync, .compacting))

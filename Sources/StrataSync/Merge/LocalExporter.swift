@@ -30,11 +30,15 @@ struct LocalExporter {
             if seen.insert(id).inserted { objects.append(id) }
         }
 
-        /// The objects `transactions` touched (members of many-to-many edits included).
-        init(_ transactions: [HistoryTransaction]) {
+        /// The objects `transactions` touched (members of many-to-many edits included), less
+        /// `skipping`'s objects where a transaction of `skippingAuthor` inserted or updated them
+        /// (a merge's save, which wrote them as the state has them).
+        init(_ transactions: [HistoryTransaction], skipping: Set<ObjectID> = [], skippingAuthor: String? = nil) {
             var seen: Set<ObjectID> = []
             for transaction in transactions {
+                let skips = !skipping.isEmpty && transaction.author == skippingAuthor
                 for change in transaction.changes {
+                    if skips, change.operation != .delete, skipping.contains(change.objectID), change.addedMembers.isEmpty, change.removedMembers.isEmpty { continue }
                     add(change.objectID, seen: &seen)
                     times[change.objectID] = transaction.timestamp
                     if change.operation == .delete { deleted.insert(change.objectID) }

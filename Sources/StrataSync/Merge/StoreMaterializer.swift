@@ -36,6 +36,9 @@ struct StoreMaterializer: Sendable {
     struct Outcome: Sendable {
         var changes: ChangeSet
         var objectCount: Int
+        /// The objects the save wrote as the state has them (inserted or updated): the export
+        /// that follows the save skips them in the save's own history transaction.
+        var written: Set<ObjectID> = []
     }
 
     /// Reads the dirty objects into a plan.
@@ -133,14 +136,18 @@ struct StoreMaterializer: Sendable {
         try state.write { tx in
             for (key, row) in written.created { try tx.setLocalKey(key, row, pending: false) }
             for key in written.deleted { try tx.setLocalKey(key, nil) }
-            for item in planned { try tx.clearDirty(item.key) }
+            // Every dirty object was planned (the plan reads them all; only this actor writes the state).
+            try tx.clearAllDirty()
         }
-        return Outcome(changes: collected.merged, objectCount: planned.count)
+        let changes = collected.merged
+        // An object the save's delete rules removed is a change beyond the state: not skipped.
+        return Outcome(changes: changes, objectCount: planned.count, written: written.kept.subtracting(changes.deleted))
     }
 
     private struct Written: Sendable {
         var created: [(GlobalObjectKey, Int64)] = []
         var deleted: [GlobalObjectKey] = []
+        var kept: Set<ObjectID> = []
     }
 
     /// Runs on the context's queue.
@@ -205,6 +212,7 @@ struct StoreMaterializer: Sendable {
         }
         // Read after the save: an insert that met a stored unique value became that row.
         written.created = created.compactMap { key, object in object.objectID.primaryKey.map { (key, $0) } }
+        written.kept = Set(objects.values.map(\.objectID))
         return written
     }
 }

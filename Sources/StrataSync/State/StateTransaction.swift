@@ -33,7 +33,7 @@ struct StateTransaction {
     }
 
     func setLocalKey(_ key: GlobalObjectKey, _ localKey: Int64?, pending: Bool = false) throws {
-        try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, pending) VALUES (?, ?, ?, ?) ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key, pending = excluded.pending",
+        try db.cachedStatement(sql: "INSERT INTO objects (entity, gid, local_key, pending) VALUES (?, ?, ?, ?) ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key, pending = excluded.pending").execute(
                        arguments: [key.entity, key.gid, localKey, pending])
     }
 
@@ -76,12 +76,17 @@ struct StateTransaction {
         return objects.keys.sorted().map { key in (key, objects[key]!, cells[key] ?? [:], members[key] ?? [:]) }
     }
 
+    /// Marks every object clean (after a merge's save wrote every dirty one).
+    func clearAllDirty() throws {
+        try db.execute(sql: "UPDATE objects SET dirty = 0 WHERE dirty = 1")
+    }
+
     func clearDirty(_ key: GlobalObjectKey) throws {
-        try db.execute(sql: "UPDATE objects SET dirty = 0 WHERE entity = ? AND gid = ?", arguments: [key.entity, key.gid])
+        try db.cachedStatement(sql: "UPDATE objects SET dirty = 0 WHERE entity = ? AND gid = ?").execute(arguments: [key.entity, key.gid])
     }
 
     func markDirty(_ key: GlobalObjectKey) throws {
-        try db.execute(sql: "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1",
+        try db.cachedStatement(sql: "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1").execute(
                        arguments: [key.entity, key.gid])
     }
 
@@ -115,19 +120,30 @@ struct StateTransaction {
         return changed
     }
 
+    private static func mergeStampSQL(_ prefix: String) -> String {
+        """
+        INSERT INTO objects (entity, gid, \(prefix)_l, \(prefix)_t, \(prefix)_p, dirty) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (entity, gid) DO UPDATE SET \(prefix)_l = excluded.\(prefix)_l, \(prefix)_t = excluded.\(prefix)_t,
+            \(prefix)_p = excluded.\(prefix)_p, dirty = MAX(dirty, excluded.dirty)
+        WHERE objects.\(prefix)_l IS NULL OR (excluded.\(prefix)_l, excluded.\(prefix)_t, excluded.\(prefix)_p) > (objects.\(prefix)_l, objects.\(prefix)_t, objects.\(prefix)_p)
+        """
+    }
+    private static let mergeInsertSQL = mergeStampSQL("ins")
+    private static let mergeDeleteSQL = mergeStampSQL("del")
+
     /// Merges one record; its object's row is the caller's to touch.
     private func merge(_ stamped: StampedRecord, dirty: Bool) throws -> Bool {
         let s = stamped.stamp
         switch stamped.record {
-        case .insert(let key), .delete(let key):
-            let prefix = if case .insert = stamped.record { "ins" } else { "del" }
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO objects (entity, gid, \(prefix)_l, \(prefix)_t, \(prefix)_p, dirty) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (entity, gid) DO UPDATE SET \(prefix)_l = excluded.\(prefix)_l, \(prefix)_t = excluded.\(prefix)_t,
-                    \(prefix)_p = excluded.\(prefix)_p, dirty = MAX(dirty, excluded.dirty)
-                WHERE objects.\(prefix)_l IS NULL OR (excluded.\(prefix)_l, excluded.\(prefix)_t, excluded.\(prefix)_p) > (objects.\(prefix)_l, objects.\(prefix)_t, objects.\(prefix)_p)
-                """)
-            try statement.execute(arguments: [key.entity, key.gid, s.lamport, s.milliseconds, s.peer, dirty])
+        case .insert(let key):
+            let statement = try db.cachedStatement(sql: Self.mergeInsertSQL)
+            statement.setUncheckedArguments([key.entity, key.gid, s.lamport, s.milliseconds, s.peer, dirty])
+            try statement.execute()
+            return db.changesCount > 0
+        case .delete(let key):
+            let statement = try db.cachedStatement(sql: Self.mergeDeleteSQL)
+            statement.setUncheckedArguments([key.entity, key.gid, s.lamport, s.milliseconds, s.peer, dirty])
+            try statement.execute()
             return db.changesCount > 0
         case .cell(let key, let property, let value):
             let statement = try db.cachedStatement(sql: """
@@ -135,7 +151,8 @@ struct StateTransaction {
                 ON CONFLICT (entity, gid, property) DO UPDATE SET l = excluded.l, t = excluded.t, p = excluded.p, value = excluded.value
                 WHERE (excluded.l, excluded.t, excluded.p) > (cells.l, cells.t, cells.p)
                 """)
-            try statement.execute(arguments: [key.entity, key.gid, property, s.lamport, s.milliseconds, s.peer, Data(value)])
+            statement.setUncheckedArguments([key.entity, key.gid, property, s.lamport, s.milliseconds, s.peer, Data(value)])
+            try statement.execute()
             return db.changesCount > 0
         case .member(let key, let relationship, let member, let present):
             let statement = try db.cachedStatement(sql: """
@@ -143,7 +160,8 @@ struct StateTransaction {
                 ON CONFLICT (entity, gid, relationship, member) DO UPDATE SET present = excluded.present, l = excluded.l, t = excluded.t, p = excluded.p
                 WHERE (excluded.l, excluded.t, excluded.p) > (members.l, members.t, members.p)
                 """)
-            try statement.execute(arguments: [key.entity, key.gid, relationship, member, present, s.lamport, s.milliseconds, s.peer])
+            statement.setUncheckedArguments([key.entity, key.gid, relationship, member, present, s.lamport, s.milliseconds, s.peer])
+            try statement.execute()
             return db.changesCount > 0
         }
     }
