@@ -87,6 +87,9 @@ public final class HybridStack: CoreStack {
         if let changes { deliver(changes) }
     }
 
+    /// The most objects one turn of the main queue merges.
+    static let mainMergePiece = 1_000
+
     /// Merges into the writer first (so main's faults never read stale rows through it), then
     /// into main (or, notify-only, tells the UI on the main queue).
     private func deliver(_ changes: ChangeSet) {
@@ -97,7 +100,8 @@ public final class HybridStack: CoreStack {
             if mode == .notifyOnly {
                 if let onImport { DispatchQueue.main.async { onImport(changes) } }
             } else {
-                main.performAndWait { main.merge(changes) }
+                // In pieces, so a large import or sync never holds the main queue for long.
+                for piece in changes.pieces(of: Self.mainMergePiece) { main.performAndWait { main.merge(piece) } }
                 merges.add(1, ordering: .relaxed)
             }
         }

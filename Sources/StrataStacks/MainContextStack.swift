@@ -33,6 +33,6 @@ public final class MainContextStack: CoreStack {
 
     public func mergeChangesSavedElsewhere(_ changes: ChangeSet) async {
         let main = mainContext
-        _ = try? await main.perform { main.merge(changes) }
+        for piece in changes.pieces(of: HybridStack.mainMergePiece) { _ = try? await main.perform { main.merge(piece) } }
     }
 }

@@ -20,7 +20,7 @@ struct WriterAndMain: Sendable {
     func merge(_ changes: ChangeSet) async {
         let main = self.main, writer = self.writer
         _ = try? await writer.perform { writer.merge(changes) }
-        _ = try? await main.perform { main.merge(changes) }
+        for piece in changes.pieces(of: HybridStack.mainMergePiece) { _ = try? await main.perform { main.merge(piece) } }
     }
 
     /// Pushes main into the writer, then writes the writer to disk.

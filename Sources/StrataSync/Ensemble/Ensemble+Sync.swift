@@ -186,11 +186,11 @@ extension Ensemble {
 
     /// Merges every event file this peer has not merged and no merged baseline holds.
     func mergeEvents(_ names: [ChangeFileName], into state: SyncState, report: inout SyncReport) async throws(SyncError) {
+        // What merged baselines and gapless runs of files hold, read once (not once per file).
+        let held = Dictionary(uniqueKeysWithValues: try state.read { tx in try tx.coverage() }.map { ($0.peer, $0.lamport) })
         for name in names {
-            let known = try state.read { tx in
-                try tx.isIntegrated(name.rawValue) || tx.covers(peer: name.peer.rawValue, lamport: Int64(name.lamport))
-            }
-            if known { continue }
+            if Int64(name.lamport) <= held[name.peer.rawValue] ?? 0 { continue }
+            if try state.read({ tx in try tx.isIntegrated(name.rawValue) }) { continue }
             guard let (file, payload) = await download(name, in: layout.events, report: &report) else { continue }
             try state.write { tx in
                 try tx.merge(payload.records, dirty: true)

@@ -58,16 +58,18 @@ struct StateTransaction {
         for row in try Row.fetchAll(db, sql: "SELECT entity, gid, local_key, \(Self.existsSQL), pending FROM objects WHERE dirty = 1") {
             objects[GlobalObjectKey(entity: row[0], gid: row[1])] = ObjectState(localKey: row[2], exists: row[3], pending: row[4])
         }
+        guard !objects.isEmpty else { return [] }
+        // CROSS JOIN keeps the order: the few dirty objects first, then their rows by key.
         var cells: [GlobalObjectKey: [String: [UInt8]]] = [:]
         let cellRows = try Row.fetchCursor(db, sql: """
-            SELECT c.entity, c.gid, c.property, c.value FROM cells c JOIN objects o ON o.entity = c.entity AND o.gid = c.gid WHERE o.dirty = 1
+            SELECT c.entity, c.gid, c.property, c.value FROM objects o CROSS JOIN cells c ON c.entity = o.entity AND c.gid = o.gid WHERE o.dirty = 1
             """)
         while let row = try cellRows.next() {
             cells[GlobalObjectKey(entity: row[0], gid: row[1]), default: [:]][row[2]] = [UInt8](row[3] as Data)
         }
         var members: [GlobalObjectKey: [String: Set<String>]] = [:]
         let memberRows = try Row.fetchCursor(db, sql: """
-            SELECT m.entity, m.gid, m.relationship, m.member FROM members m JOIN objects o ON o.entity = m.entity AND o.gid = m.gid
+            SELECT m.entity, m.gid, m.relationship, m.member FROM objects o CROSS JOIN members m ON m.entity = o.entity AND m.gid = o.gid
             WHERE o.dirty = 1 AND m.present = 1
             """)
         while let row = try memberRows.next() {
@@ -196,12 +198,6 @@ struct StateTransaction {
 
     func markIntegrated(_ name: String, peer: String, sequence: Int64, lamport: Int64) throws {
         try db.execute(sql: "INSERT OR IGNORE INTO integrated (name, peer, seq, lamport) VALUES (?, ?, ?, ?)", arguments: [name, peer, sequence, lamport])
-    }
-
-    /// Whether a file of `peer` at `lamport` is already held, by a merged baseline or because
-    /// every earlier file of that peer was merged.
-    func covers(peer: String, lamport: Int64) throws -> Bool {
-        try coverage().first { $0.peer == peer }.map { lamport <= $0.lamport } ?? false
     }
 
     /// For each peer: the files held without a gap, from merged baselines and events.

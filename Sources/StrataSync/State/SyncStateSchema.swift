@@ -22,6 +22,7 @@ enum SyncStateSchema {
         """,
         "CREATE UNIQUE INDEX IF NOT EXISTS objects_by_local ON objects (entity, local_key) WHERE local_key IS NOT NULL",
         "CREATE INDEX IF NOT EXISTS objects_dirty ON objects (dirty) WHERE dirty = 1",
+        "CREATE INDEX IF NOT EXISTS objects_pending ON objects (pending) WHERE pending = 1",
         """
         CREATE TABLE IF NOT EXISTS cells (entity TEXT NOT NULL, gid TEXT NOT NULL, property TEXT NOT NULL,
             l INTEGER NOT NULL, t INTEGER NOT NULL, p TEXT NOT NULL, value BLOB NOT NULL,

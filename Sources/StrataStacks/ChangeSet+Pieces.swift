@@ -1,0 +1,30 @@
+import Strata
+
+extension ChangeSet {
+    /// The change set cut into pieces of at most `size` objects, so that merging a large one
+    /// into the main context happens in several short turns of the main queue instead of one
+    /// long one. Each object's version goes with it; the permanent-ID map goes with the first
+    /// piece. A change set of at most `size` objects is returned whole.
+    func pieces(of size: Int) -> [ChangeSet] {
+        guard inserted.count + updated.count + deleted.count > size else { return [self] }
+        var pieces: [ChangeSet] = []
+        var current = ChangeSet(permanentIDs: permanentIDs)
+        var count = 0
+        func close() {
+            pieces.append(current)
+            current = ChangeSet()
+            count = 0
+        }
+        func place(_ id: ObjectID, _ add: (inout ChangeSet) -> Void) {
+            add(&current)
+            if let version = versions[id] { current.versions[id] = version }
+            count += 1
+            if count == size { close() }
+        }
+        for id in deleted { place(id) { $0.deleted.insert(id) } }
+        for (id, values) in updated { place(id) { $0.updated[id] = values } }
+        for id in inserted { place(id) { $0.inserted.insert(id) } }
+        if count > 0 { close() }
+        return pieces
+    }
+}
