@@ -45,7 +45,7 @@ let package = Package(
         // Ensemble sync over a dumb cloud file store (a folder, WebDAV, S3): no HTTP stack here.
         .target(
             name: "StrataSync",
-            dependencies: ["Strata", "StrataStacks", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Strata", "StrataStacks", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         // The Sandbox: scenarios, metrics, heartbeat and report in a library (so tests run

@@ -136,36 +136,34 @@ struct StateTransaction {
     /// Merges one record; its object's row is the caller's to touch.
     private func merge(_ stamped: StampedRecord, dirty: Bool) throws -> Bool {
         let s = stamped.stamp
+        var binding: RawBinding
         switch stamped.record {
-        case .insert(let key):
-            let statement = try db.cachedStatement(sql: Self.mergeInsertSQL)
-            statement.setUncheckedArguments([key.entity, key.gid, s.lamport, s.milliseconds, s.peer, dirty])
-            try statement.execute()
-            return db.changesCount > 0
-        case .delete(let key):
-            let statement = try db.cachedStatement(sql: Self.mergeDeleteSQL)
-            statement.setUncheckedArguments([key.entity, key.gid, s.lamport, s.milliseconds, s.peer, dirty])
-            try statement.execute()
-            return db.changesCount > 0
+        case .insert(let key), .delete(let key):
+            let isInsert = if case .insert = stamped.record { true } else { false }
+            binding = RawBinding(try db.cachedStatement(sql: isInsert ? Self.mergeInsertSQL : Self.mergeDeleteSQL))
+            binding.bind(key.entity); binding.bind(key.gid)
+            binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)
+            binding.bind(dirty ? 1 : 0)
         case .cell(let key, let property, let value):
-            let statement = try db.cachedStatement(sql: """
+            binding = RawBinding(try db.cachedStatement(sql: """
                 INSERT INTO cells (entity, gid, property, l, t, p, value) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (entity, gid, property) DO UPDATE SET l = excluded.l, t = excluded.t, p = excluded.p, value = excluded.value
                 WHERE (excluded.l, excluded.t, excluded.p) > (cells.l, cells.t, cells.p)
-                """)
-            statement.setUncheckedArguments([key.entity, key.gid, property, s.lamport, s.milliseconds, s.peer, Data(value)])
-            try statement.execute()
-            return db.changesCount > 0
+                """))
+            binding.bind(key.entity); binding.bind(key.gid); binding.bind(property)
+            binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)
+            binding.bind(value)
         case .member(let key, let relationship, let member, let present):
-            let statement = try db.cachedStatement(sql: """
+            binding = RawBinding(try db.cachedStatement(sql: """
                 INSERT INTO members (entity, gid, relationship, member, present, l, t, p) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (entity, gid, relationship, member) DO UPDATE SET present = excluded.present, l = excluded.l, t = excluded.t, p = excluded.p
                 WHERE (excluded.l, excluded.t, excluded.p) > (members.l, members.t, members.p)
-                """)
-            statement.setUncheckedArguments([key.entity, key.gid, relationship, member, present, s.lamport, s.milliseconds, s.peer])
-            try statement.execute()
-            return db.changesCount > 0
+                """))
+            binding.bind(key.entity); binding.bind(key.gid); binding.bind(relationship); binding.bind(member)
+            binding.bind(present ? 1 : 0)
+            binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)
         }
+        return try binding.run(db) > 0
     }
 
     /// The whole merge state as stamped records (for a baseline), in a fixed order.
