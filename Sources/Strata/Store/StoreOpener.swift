@@ -22,16 +22,16 @@ enum StoreOpener {
     static func inspect(_ url: URL, model: ObjectModel, options: StoreOptions) throws(StrataError) -> Contents {
         let busyTimeout = options.busyTimeout
         let path = url.path
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return .empty }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return .empty }  // stat(2): no descriptor
         if (attributes[.size] as? NSNumber)?.intValue == 0 { return .empty }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StrataError(.storeFailure, "Cannot read \(path).")
-        }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        try? handle.close()
-        guard header == Data("SQLite format 3\0".utf8) else {
-            throw StrataError(.notAStore, "\(path) is not a SQLite database.")
-        }
+        // The file is read through SQLite only, never with a descriptor of our own: closing any
+        // descriptor on the file drops every POSIX lock this process holds on it, including the
+        // shared lock of each open SQLite connection (another coordinator on the same file, or
+        // this one's pool when a second inspection follows a lost creation race). Another
+        // process closing its last connection then believes it is the last one, checkpoints and
+        // deletes the -wal that this process still appends to: its later commits vanish
+        // (docs/reliability.md, "Several processes"). SQLite's own descriptors are safe: it
+        // keeps a closed one open until the process's locks on the file are released.
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(busyTimeout)
@@ -41,7 +41,7 @@ enum StoreOpener {
             return try queue.read { db throws(StrataError) -> Contents in
                 let tables: [String]
                 do { tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
-                catch { throw classify(error, path: path) }
+                catch { throw refusal(error, path: path) }
                 if tables.isEmpty { return .empty }
                 guard tables.contains(StoreSchema.metadataTable) else {
                     throw StrataError(.notAStore, "\(path) is a SQLite database, but not a Strata store (tables: \(tables.prefix(5).joined(separator: ", "))).")
@@ -55,8 +55,25 @@ enum StoreOpener {
         } catch let error as StrataError {
             throw error
         } catch {
-            throw classify(error, path: path)
+            throw refusal(error, path: path)
         }
+    }
+
+    /// The error for a file SQLite could not read at `path`: `.notAStore` when it does not even
+    /// start with SQLite's magic header, else what ``classify(_:path:)`` says.
+    ///
+    /// Only here, once SQLite has refused the file, are its first bytes read with a descriptor
+    /// of our own: no connection of this process can be using a file SQLite calls "not a
+    /// database", so closing that descriptor drops no lock that matters.
+    private static func refusal(_ error: any Error, path: String) -> StrataError {
+        if let db = error as? DatabaseError, db.resultCode == .SQLITE_NOTADB, let handle = FileHandle(forReadingAtPath: path) {
+            let header = (try? handle.read(upToCount: 16)) ?? Data()
+            try? handle.close()
+            if header != Data("SQLite format 3\0".utf8) {
+                return StrataError(.notAStore, "\(path) is not a SQLite database.", underlying: db)
+            }
+        }
+        return classify(error, path: path)
     }
 
     /// Maps a failure met while inspecting, creating or opening the file at `path` to a typed
