@@ -4,7 +4,7 @@ public import Strata
 /// An ensemble: this peer's side of a store that several devices keep in sync through a
 /// shared cloud folder, in the manner of Ensembles.
 ///
-/// Each peer has its own Strata store (opened with ``StoreOptions/recordsHistory``, so every
+/// Each peer has its own Strata store (opened with `StoreOptions.recordsHistory`, so every
 /// save is captured in its own transaction). ``attach()`` registers the peer and exports the
 /// store's contents; ``sync()`` exports what was saved since, merges what other peers
 /// uploaded, and saves the result to the store; ``detach()`` leaves. See docs/sync.md for
