@@ -77,9 +77,7 @@ import Testing
 
     @Test func aRemovedRegistrationDetachesByForceAndAttachingAgainResumes() async throws {
         let cloud = MemoryCloudFileSystem()
-        let model = try SyncTestModel.make()
-        let a = try await SyncPeer("a", cloud: cloud, model: model)
-        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let (a, b) = try await SyncPeer.pair(cloud)
         try await a.ensemble.attach()
         try await b.ensemble.attach()
         let reasons = Mutex<[ForcedDetach.Reason]>([])
@@ -101,9 +99,7 @@ import Testing
 
     @Test func deleteEverythingDetachesTheOtherPeersByForce() async throws {
         let cloud = MemoryCloudFileSystem()
-        let model = try SyncTestModel.make()
-        let a = try await SyncPeer("a", cloud: cloud, model: model)
-        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { try $0.make("Tag", ["name": "kept"]) }
         try await a.ensemble.attach()
         try await b.ensemble.attach()
@@ -139,9 +135,7 @@ import Testing
 
     @Test func deleteLocalDataAndResyncBringsBackTheCloudsObjects() async throws {
         let cloud = MemoryCloudFileSystem()
-        let model = try SyncTestModel.make()
-        let a = try await SyncPeer("a", cloud: cloud, model: model)
-        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { context in for n in 0..<3 { try context.make("Tag", ["name": "t\(n)"]) } }
         try await a.ensemble.attach()
         try await b.ensemble.attach()
@@ -173,9 +167,7 @@ import Testing
 
     @Test func attachingAgainResumesEditsMadeWhileDetachedWinAndOthersArrive() async throws {
         let cloud = MemoryCloudFileSystem()
-        let model = try SyncTestModel.make()
-        let a = try await SyncPeer("a", cloud: cloud, model: model)
-        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { context in
             try context.make("Author", ["uniqueIdentifier": "edited", "name": "before"])
             try context.make("Author", ["uniqueIdentifier": "untouched", "name": "before"])

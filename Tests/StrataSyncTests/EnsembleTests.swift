@@ -9,9 +9,7 @@ import Testing
     func twoPeersExchangeInsertsUpdatesAndDeletes(_ backend: Backend) async throws {
         let (cloud, folder) = backend.make()
         defer { _ = folder }
-        let model = try SyncTestModel.make()
-        let a = try await SyncPeer("a", cloud: cloud, model: model)
-        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { context in
             let author = try context.make("Author", ["uniqueIdentifier": "ursula", "name": "Ursula"])
             let book = try context.make("Book", ["title": "The Dispossessed", "rating": 5])
@@ -44,9 +42,7 @@ import Testing
 
     @Test func sameUniqueIdentifierOnTwoPeersEndsAsOneObject() async throws {
         let cloud = MemoryCloudFileSystem()
-        let model = try SyncTestModel.make()
-        let a = try await SyncPeer("a", cloud: cloud, model: model)
-        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let (a, b) = try await SyncPeer.pair(cloud)
         try await a.ensemble.attach()
         try await b.ensemble.attach()
         try await a.edit { try $0.make("Author", ["uniqueIdentifier": "octavia", "name": "Octavia (a)"]) }
@@ -62,9 +58,7 @@ import Testing
 
     @Test func concurrentUpdatesKeepTheLaterLamportStamp() async throws {
         let cloud = MemoryCloudFileSystem()
-        let model = try SyncTestModel.make()
-        let a = try await SyncPeer("a", cloud: cloud, model: model)
-        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { try $0.make("Author", ["uniqueIdentifier": "u", "name": "first"]) }
         try await a.ensemble.attach()
         try await b.ensemble.attach()
@@ -84,9 +78,7 @@ import Testing
 
     @Test func deleteWinsOverAConcurrentUpdateAndCascades() async throws {
         let cloud = MemoryCloudFileSystem()
-        let model = try SyncTestModel.make()
-        let a = try await SyncPeer("a", cloud: cloud, model: model)
-        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { context in
             let author = try context.make("Author", ["uniqueIdentifier": "x", "name": "X"])
             try context.make("Book", ["title": "one"]).setValue(author, forKey: "author")
@@ -127,9 +119,7 @@ import Testing
 
     @Test func batchInsertsUpdatesAndDeletesAreCapturedToo() async throws {
         let cloud = MemoryCloudFileSystem()
-        let model = try SyncTestModel.make()
-        let a = try await SyncPeer("a", cloud: cloud, model: model)
-        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let (a, b) = try await SyncPeer.pair(cloud)
         try await a.ensemble.attach()
         try await b.ensemble.attach()
         _ = try a.coordinator.execute(BatchInsertRequest(entityName: "Tag", objects: (0..<4).map { ["name": .string("t\($0)")] }))

@@ -52,6 +52,12 @@ final class SyncPeer: Sendable {
         context.automaticallyMergesChangesFromParent = true
     }
 
+    /// Devices "a" and "b" with the test model on one cloud, not attached yet.
+    static func pair(_ cloud: any CloudFileSystem) async throws -> (SyncPeer, SyncPeer) {
+        let model = try SyncTestModel.make()
+        return (try await SyncPeer("a", cloud: cloud, model: model), try await SyncPeer("b", cloud: cloud, model: model))
+    }
+
     /// Runs `body` on the edit context and saves.
     func edit(_ body: @escaping @Sendable (ObjectContext) throws -> Void) async throws {
         let context = self.context

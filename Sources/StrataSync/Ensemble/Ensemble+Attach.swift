@@ -69,7 +69,7 @@ extension Ensemble {
     public func detach() async throws(SyncError) {
         try await exclusive(.detach) { () async throws(SyncError) in
             guard let current = state else { return }
-            if let raw = try? current.read({ tx in try tx.meta("peer", as: String.self) }), let peer = try? PeerID(raw) {
+            if let peer = try? current.read({ tx in try tx.peer() }) {
                 // Best effort: an unreachable cloud must not keep a peer attached.
                 try? await cloudFileSystem.removeItem(at: layout.registration(of: peer))
             }
@@ -83,8 +83,8 @@ extension Ensemble {
     /// and marked attached again; `nil` when there is none to resume.
     private func resume(identity: String) async throws(SyncError) -> SyncState? {
         guard FileManager.default.fileExists(atPath: stateURL.path), let kept = try? SyncState(url: stateURL) else { return nil }
-        guard let (peerRaw, keptIdentity) = try? kept.read({ tx in (try tx.meta("peer", as: String.self), try tx.meta("identity", as: String.self)) }),
-              keptIdentity == identity, let peerRaw, let peer = try? PeerID(peerRaw),
+        guard let (peer, keptIdentity) = try? kept.read({ tx in (try tx.peer(), try tx.meta("identity", as: String.self)) }),
+              keptIdentity == identity, let peer,
               (try? kept.read({ tx in try tx.meta("resumable", as: Bool.self) })) == true else {
             try? kept.close()
             return nil
@@ -132,8 +132,8 @@ extension Ensemble {
 
     /// Checks that the cloud still holds this ensemble and this peer's registration.
     func checkMembership(_ current: SyncState) async throws(SyncError) {
-        let (peerRaw, identity) = try current.read { tx in (try tx.meta("peer", as: String.self), try tx.meta("identity", as: String.self)) }
-        guard let peerRaw, let peer = try? PeerID(peerRaw) else {
+        let (peer, identity) = try current.read { tx in (try tx.peer(), try tx.meta("identity", as: String.self)) }
+        guard let peer else {
             throw forceDetach(.corruptLocalState, "the local sync state names no peer")
         }
         let cloudIdentity = try await cloudIdentity(creating: false)

@@ -3,12 +3,12 @@ import Strata
 
 extension Ensemble {
     func exporter(_ state: SyncState, peer: PeerID) -> LocalExporter {
-        LocalExporter(model: model, state: state, peer: peer, modelVersion: String(coordinator.model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength)),
+        LocalExporter(model: model, state: state, peer: peer, modelVersion: modelVersion,
                       blobThreshold: options.blobThreshold)
     }
 
     func peer(of state: SyncState) throws(SyncError) -> PeerID {
-        guard let raw = try state.read({ tx in try tx.meta("peer", as: String.self) }), let peer = try? PeerID(raw) else {
+        guard let peer = try state.read({ tx in try tx.peer() }) else {
             throw SyncError(.corruptState, "the local sync state names no peer", path: stateURL.path)
         }
         return peer

@@ -218,7 +218,7 @@ extension Ensemble {
             let wire = BlobTransport.externalize(try tx.allRecords(), threshold: threshold, lamport: UInt64(lamport), peer: peer)
             let payload = EventPayload(sequence: 0, coverage: coverage, records: wire.records)
             let header = try ChangeFileHeader(lamport: UInt64(lamport), peer: peer, kind: .baseline,
-                                              modelVersion: String(coordinator.model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength)), createdAt: options.now())
+                                              modelVersion: modelVersion, createdAt: options.now())
             try tx.markIntegrated(header.fileName.rawValue, peer: peer.rawValue, sequence: 0, lamport: lamport)
             var merged: Set<String> = []
             for baseline in baselines where try tx.isIntegrated(baseline.rawValue) { merged.insert(baseline.rawValue) }

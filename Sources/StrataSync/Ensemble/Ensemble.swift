@@ -32,6 +32,8 @@ public actor Ensemble {
 
     let layout: EnsembleLayout
     let model: SyncModel
+    /// The model version written in every file's header.
+    let modelVersion: String
     let stateURL: URL
     /// Open while attached.
     var state: SyncState?
@@ -71,6 +73,7 @@ public actor Ensemble {
         self.options = options
         layout = try EnsembleLayout(identifier: identifier)
         model = SyncModel(model: coordinator.model, identifierAttribute: globalIdentifiers.attributeName)
+        modelVersion = String(coordinator.model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength))
         let directory = options.localDirectory
             ?? storeURL.deletingLastPathComponent().appending(path: ".\(storeURL.lastPathComponent).sync", directoryHint: .isDirectory)
         stateURL = directory.appending(path: "\(identifier).sqlite")
@@ -90,8 +93,7 @@ public actor Ensemble {
 
     /// This peer's identifier in the ensemble (`nil` until attached).
     public var peerID: PeerID? {
-        guard let raw = try? state?.read({ tx in try tx.meta("peer", as: String.self) }) else { return nil }
-        return try? PeerID(raw)
+        try? state?.read { tx in try tx.peer() }
     }
 
     // MARK: Observation

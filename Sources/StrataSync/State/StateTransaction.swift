@@ -18,6 +18,11 @@ struct StateTransaction {
         try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
     }
 
+    /// This peer's identifier, if the state names a valid one.
+    func peer() throws -> PeerID? {
+        try meta("peer", as: String.self).flatMap { try? PeerID($0) }
+    }
+
     // MARK: Objects and the store's rows
 
     /// The global identifier of the store's row `localKey` of `entity`, if the ensemble knows it.
@@ -83,9 +88,6 @@ struct StateTransaction {
         try db.execute(sql: "UPDATE objects SET dirty = 0 WHERE dirty = 1")
     }
 
-    func clearDirty(_ key: GlobalObjectKey) throws {
-        try db.cachedStatement(sql: "UPDATE objects SET dirty = 0 WHERE entity = ? AND gid = ?").execute(arguments: [key.entity, key.gid])
-    }
 
     func markDirty(_ key: GlobalObjectKey) throws {
         try db.cachedStatement(sql: "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1").execute(
