@@ -14,6 +14,7 @@ extension ObjectContext {
     /// ```
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(StrataError) -> [T] {
         checkQueue()
+        catchUpPermanentIDs()
         let entity = try entity(for: request)
         let plan = try FetchPlan(request, entity: entity, model: model)
         let effect = request.includesPendingChanges ? pendingEffect(on: plan) : PendingEffect()
@@ -83,6 +84,7 @@ extension ObjectContext {
     /// ```
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(StrataError) -> [ObjectID] {
         checkQueue()
+        catchUpPermanentIDs()
         let entity = try entity(for: request)
         if try hasPendingEffect(request, entity: entity) {
             var faulting = request
@@ -102,6 +104,7 @@ extension ObjectContext {
     /// ```
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(StrataError) -> Int {
         checkQueue()
+        catchUpPermanentIDs()
         let entity = try entity(for: request)
         if readsThroughParent { return try fetchObjectIDs(request).count }
         if try hasPendingEffect(request, entity: entity) { return try fetchObjectIDs(request).count }
@@ -123,6 +126,7 @@ extension ObjectContext {
     /// ```
     public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>) throws(StrataError) -> [[String: PropertyValue]] {
         checkQueue()
+        catchUpPermanentIDs()
         let entity = try entity(for: request)
         let plan = try FetchPlan(request, entity: entity, model: model)
         return try coordinator.readValues(plan, keys: request.propertiesToFetch ?? entity.attributes.map(\.name))
@@ -226,6 +230,7 @@ extension ObjectContext {
     /// ```
     public func objects(with ids: [ObjectID]) -> [ManagedObject] {
         checkQueue()
+        catchUpPermanentIDs()
         let objects = ids.map(resolve)
         var byEntity: [Int: [ManagedObject]] = [:]
         for object in objects where object.lifecycle.isFault && object.faultBatch == nil { byEntity[object.entity.index, default: []].append(object) }

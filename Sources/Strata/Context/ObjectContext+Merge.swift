@@ -22,6 +22,7 @@ extension ObjectContext {
     }
 
     func mergeChanges(_ changes: ChangeSet) {
+        catchUpPermanentIDs()
         if !changes.permanentIDs.isEmpty { applyPermanentIDs(changes.permanentIDs) }
         forget(changes.deleted.compactMap { registered[$0] })
         let keepsLocal = mergePolicy.keepsLocalEdits
@@ -128,6 +129,9 @@ extension ObjectContext {
             mapping = mapping.filter { registered[$0.key] != nil }
             if mapping.isEmpty { return }
         }
+        // A mapping arrives by deposit and again with the change set that announced it.
+        mapping = mapping.filter { permanentIDByTemporary[$0.key] != $0.value }
+        if mapping.isEmpty { return }
         permanentIDByTemporary.merge(mapping) { _, new in new }
         var touched = false
         var displaced: [ObjectIdentifier: ManagedObject] = [:]   // an instance under the new ID already → the kept one

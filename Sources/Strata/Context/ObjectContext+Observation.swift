@@ -41,6 +41,7 @@ extension ObjectContext {
     /// Tells observers, then auto-merging children (except `origin`), about `changes`.
     func publish(_ changes: ChangeSet, except origin: ObjectContext? = nil) {
         guard !changes.isEmpty || !changes.permanentIDs.isEmpty else { return }
+        depositPermanentIDsBelow(changes.permanentIDs)
         observers.publish(changes)
         for child in children.withLock({ $0.compactMap(\.context) }) where child !== origin {
             child.queue.async { child.receiveFromParent(changes) }
@@ -53,7 +54,7 @@ extension ObjectContext {
         if automaticallyMergesChangesFromParent {
             mergeChanges(changes)
         } else if !changes.permanentIDs.isEmpty {
-            applyPermanentIDs(changes.permanentIDs)
+            catchUpPermanentIDs()
             let idsOnly = ChangeSet(permanentIDs: changes.permanentIDs)
             for child in children.withLock({ $0.compactMap(\.context) }) {
                 child.queue.async { child.receiveFromParent(idsOnly) }

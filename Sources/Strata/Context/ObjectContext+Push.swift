@@ -37,7 +37,7 @@ extension ObjectContext {
             for relation in change.relations {
                 switch relation.kind {
                 case .toOne(let target, _): object.setToOne(target.flatMap(known), at: relation.slot)
-                case .toMany(let members, _): object.setToMany(OrderedSet(members.compactMap(known)), at: relation.slot)
+                case .toMany(let members, let original): object.setToMany(pushed(members, original: original, onto: object, at: relation.slot), at: relation.slot)
                 }
             }
         }
@@ -51,6 +51,26 @@ extension ObjectContext {
         }
         for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
+    }
+
+    /// What a child's to-many becomes here. When the child read the relationship before
+    /// changing it (`original`), only its own additions and removals apply: members this
+    /// context gained meanwhile (a sibling's push, a merge) stay, after the child's in an
+    /// ordered relationship. A relationship the child replaced without reading it, or filled
+    /// on an insert, is taken as the child holds it.
+    private func pushed(_ members: [ObjectID], original: [ObjectID]?, onto object: ManagedObject, at slot: Int) -> OrderedSet<ManagedObject> {
+        let theirs = OrderedSet(members.compactMap(known))
+        guard let original else { return theirs }
+        let before = Set(original.compactMap(known).map(ObjectIdentifier.init))
+        let kept = Set(theirs.map(ObjectIdentifier.init))
+        let removed = before.subtracting(kept)
+        let current = object.toMany(at: slot)
+        let here = Set(current.map(ObjectIdentifier.init))
+        // A member the child had and kept is not an addition: if it left here meanwhile, it stays out.
+        let staying = theirs.filter { !before.contains(ObjectIdentifier($0)) || here.contains(ObjectIdentifier($0)) }
+        let gained = current.filter { !removed.contains(ObjectIdentifier($0)) && !kept.contains(ObjectIdentifier($0)) }
+        if object.entity.relationships[slot].isOrdered { return OrderedSet(staying).union(gained) }
+        return OrderedSet(current.filter { !removed.contains(ObjectIdentifier($0)) }).union(staying)
     }
 
     /// The object for an ID a child named: registered (under its permanent ID if it has
@@ -72,6 +92,7 @@ extension ObjectContext {
     /// ```
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws(StrataError) {
         checkQueue()
+        catchUpPermanentIDs()
         let temporary = objects.filter { $0.objectID.isTemporary && $0.storageOwner === self }
         guard !temporary.isEmpty else { return }
         var mapping: [ObjectID: ObjectID] = [:]
@@ -82,11 +103,13 @@ extension ObjectContext {
             let first = try coordinator.reserveKeys(for: entity, count: group.count)
             for (offset, object) in group.enumerated() { mapping[object.objectID] = ObjectID(entity: entity, key: first + Int64(offset)) }
         }
-        var ancestor = parent
+        var ancestor = parent, top: ObjectContext = self
         while let current = ancestor {
             current.queue.sync { current.applyPermanentIDs(mapping) }
+            top = current
             ancestor = current.parent
         }
+        top.depositPermanentIDsBelow(mapping)   // siblings and their children too
         applyPermanentIDs(mapping)
         publish(ChangeSet(permanentIDs: mapping))
     }

@@ -15,6 +15,7 @@ extension ObjectContext {
     /// ```
     public func save() throws(StrataError) {
         checkQueue()
+        catchUpPermanentIDs()
         processPendingChangesIfTracked()
         guard hasChanges else { return }
         var announced = Set<ObjectIdentifier>()
@@ -201,6 +202,7 @@ extension ObjectContext {
     /// ```
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         checkQueue()
+        catchUpPermanentIDs()
         guard object.storageOwner === self, !object.lifecycle.isInserted else { return }
         if !mergeChanges || !object.lifecycle.hasChanges {
             if object.lifecycle.hasChanges {

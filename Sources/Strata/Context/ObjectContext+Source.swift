@@ -5,7 +5,10 @@ extension ObjectContext {
     /// Runs `body` on the context's queue and waits (inline when already there).
     func syncOnQueue<T>(_ body: () throws(StrataError) -> T) throws(StrataError) -> T {
         var result: Result<T, StrataError>?
-        queue.sync { result = Result { () throws(StrataError) -> T in try body() } }
+        queue.sync {
+            catchUpPermanentIDs()   // answer under the IDs the asking child may already use
+            result = Result { () throws(StrataError) -> T in try body() }
+        }
         guard let result else { throw StrataError(.storeFailure, "The work did not run on \(name).") }
         return try result.get()
     }

@@ -88,6 +88,11 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// Temporary IDs this context has seen become permanent: a child may still name an object
     /// by its old temporary ID until it learns the new one.
     var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
+    /// Permanent IDs an ancestor assigned that this context has not applied yet: filled by the
+    /// ancestor synchronously, from its queue, the moment it assigns them; applied on this
+    /// context's queue before it next exchanges IDs with anyone (see
+    /// `ObjectContext+PermanentIDs.swift`).
+    let incomingPermanentIDs = Mutex<[ObjectID: ObjectID]>([:])
     /// What ``processPendingChanges()`` last reported; `nil` until it is first called.
     var pendingChangeTracker: PendingChangeTracker?
     /// Loaded to-ones pointing at each ID, as hints checked before use: lets a to-many or a
@@ -328,6 +333,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// ``existingObject(with:)`` to get a typed error at once.
     public func object(with id: ObjectID) -> ManagedObject {
         checkQueue()
+        catchUpPermanentIDs()
         return resolve(id)
     }
 
@@ -341,6 +347,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// ```
     public func existingObject(with id: ObjectID) throws(StrataError) -> ManagedObject {
         checkQueue()
+        catchUpPermanentIDs()
         if let object = registered[id] {
             if object.lifecycle.isFault { fireFault(object) }
             if object.valueErrors[-1] == nil { return object }
