@@ -24,11 +24,11 @@ extension ObjectContext {
         object.lifecycle.isDeleted = true
         notePending(object.entity)
         if object.lifecycle.isInserted || (parent == nil && object.objectID.isTemporary) {
-            inserted.remove(object)
-            registered[object.objectID] = nil
+            pending.inserted.remove(object)
+            registry[object.objectID] = nil
         } else {
-            updated.remove(object)
-            deleted.append(object)
+            pending.updated.remove(object)
+            pending.deleted.append(object)
         }
         for target in cascade { delete(target) }
     }

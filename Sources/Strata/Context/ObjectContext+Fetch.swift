@@ -24,14 +24,14 @@ extension ObjectContext {
         let asFaults = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
         var objects: [ManagedObject]
         var awakened: [ManagedObject] = []
-        if readsThroughParent {
+        if source.readsThroughParent {
             var below = request
             below.relationshipKeyPathsForPrefetching = []
             if pending {
                 below.fetchLimit = request.fetchLimit > 0 ? request.fetchOffset + request.fetchLimit + pendingCount : 0
                 below.fetchOffset = 0
             }
-            objects = try sourceObjectIDs(below).map(resolve)
+            objects = try source.objectIDs(below).map(resolve)
             if asFaults {
                 groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
             } else {
@@ -45,7 +45,7 @@ extension ObjectContext {
             objects = []
             objects.reserveCapacity(rows.count)
             awakened.reserveCapacity(rows.count)
-            registered.reserveCapacity(registered.count + rows.count)   // one growth, not one per doubling
+            registry.reserve(additional: rows.count)   // one growth, not one per doubling
             for i in rows.indices {   // rows borrowed in place, not copied out one by one
                 if !rows[i].errors.isEmpty, let error = rows[i].errors.values.first { throw error }
                 let (object, isNew) = materializeReportingNew(rows[i], entity: entity)
@@ -92,7 +92,7 @@ extension ObjectContext {
             faulting.relationshipKeyPathsForPrefetching = []
             return try fetch(faulting).map(\.objectID)
         }
-        if readsThroughParent { return try sourceObjectIDs(request) }
+        if source.readsThroughParent { return try source.objectIDs(request) }
         return try fetchKeys(FetchPlan(request, entity: entity, model: model), pendingChanges: nil).map { ObjectID(entity: entity, key: $0) }
     }
 
@@ -106,7 +106,7 @@ extension ObjectContext {
         checkQueue()
         catchUpPermanentIDs()
         let entity = try entity(for: request)
-        if readsThroughParent { return try fetchObjectIDs(request).count }
+        if source.readsThroughParent { return try fetchObjectIDs(request).count }
         if try hasPendingEffect(request, entity: entity) { return try fetchObjectIDs(request).count }
         let plan = try FetchPlan(request, entity: entity, model: model)
         let total = try coordinator.count(plan)
@@ -147,7 +147,7 @@ extension ObjectContext {
     func fill(_ faults: [ManagedObject], entity: EntityDescription) throws(StrataError) -> [ManagedObject] {
         guard !faults.isEmpty else { return [] }
         var byID: [ObjectID: RowSnapshot] = [:]
-        for row in try sourceRows(of: entity, ids: Array(Set(faults.map(\.objectID)))) {
+        for row in try source.rows(of: entity, ids: Array(Set(faults.map(\.objectID)))) {
             if let error = row.errors.values.first { throw error }
             byID[row.id] = row
         }
@@ -187,7 +187,7 @@ extension ObjectContext {
                 let loaded = level.filter { !$0.lifecycle.isFault && !$0.lifecycle.isInserted }
                 let unloaded = loaded.filter { if case .unloaded = $0.relationValues[index] { return true } else { return false } }
                 if !unloaded.isEmpty {
-                    let targets = try sourceRelated(of: entity, relationship: index, ids: unloaded.map(\.objectID))
+                    let targets = try source.related(of: entity, relationship: index, ids: unloaded.map(\.objectID))
                     for object in unloaded {
                         let objects = (targets[object.objectID] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
                         if relationship.isToMany {

@@ -56,22 +56,22 @@ extension ObjectContext {
         checkQueue()
         var problems: [ContextInvariantViolation.Problem] = []
         var seen = Set<ObjectIdentifier>()
-        for (id, object) in registered {
+        for (id, object) in registry.objects {
             if object.objectID != id { problems.append(.init(kind: .identity, message: "\(object) is registered under \(id).")) }
             if object.storageOwner !== self { problems.append(.init(kind: .identity, message: "\(object) is registered here but owned by another context (or none).")) }
             if !seen.insert(ObjectIdentifier(object)).inserted { problems.append(.init(kind: .identity, message: "\(object) is registered under two IDs.")) }
-            if object.lifecycle.isDeleted && !deleted.contains(object) { problems.append(.init(kind: .pendingSets, message: "\(object) is deleted but still registered.")) }
+            if object.lifecycle.isDeleted && !pending.deleted.contains(object) { problems.append(.init(kind: .pendingSets, message: "\(object) is deleted but still registered.")) }
         }
-        for object in inserted where !object.lifecycle.isInserted || registered[object.objectID] !== object {
+        for object in pending.inserted where !object.lifecycle.isInserted || registry[object.objectID] !== object {
             problems.append(.init(kind: .pendingSets, message: "\(object) is pending insert but not flagged inserted or not registered."))
         }
-        for object in updated where object.lifecycle.isInserted || object.lifecycle.isDeleted || registered[object.objectID] !== object {
+        for object in pending.updated where object.lifecycle.isInserted || object.lifecycle.isDeleted || registry[object.objectID] !== object {
             problems.append(.init(kind: .pendingSets, message: "\(object) is pending update but is inserted, deleted or not registered."))
         }
-        for object in deleted where !object.lifecycle.isDeleted || registered[object.objectID] !== object {
+        for object in pending.deleted where !object.lifecycle.isDeleted || registry[object.objectID] !== object {
             problems.append(.init(kind: .pendingSets, message: "\(object) is pending delete but not flagged deleted or not registered."))
         }
-        for object in registered.values where !object.lifecycle.isFault && !object.lifecycle.isDeleted {
+        for object in registry.all where !object.lifecycle.isFault && !object.lifecycle.isDeleted {
             checkRelationships(of: object, into: &problems)
         }
         if !problems.isEmpty { throw ContextInvariantViolation(context: name, problems: problems) }
@@ -96,12 +96,12 @@ extension ObjectContext {
                 targets = Array(members)
             case .toOneID(let id?):
                 // Unresolved: only a registered, loaded target can be checked.
-                guard let target = registered[id] else { continue }
+                guard let target = registry[id] else { continue }
                 targets = [target]
             }
             for target in targets {
                 let path = "\(object).\(relationship.name) → \(target)"
-                guard target.storageOwner === self, registered[target.objectID] === target else {
+                guard target.storageOwner === self, registry[target.objectID] === target else {
                     problems.append(.init(kind: .foreignTarget, message: "\(path): the target is not an object of this context."))
                     continue
                 }

@@ -51,7 +51,7 @@ extension ObjectContext {
     /// Files a hint that `holder`'s to-one, the inverse of `id`'s relationship `inverse`, points at `id`.
     private func logPointer(to id: ObjectID, through inverse: Int, holder: ManagedObject) {
         pointerLog.append(PointerNote(target: id, relationship: inverse, holder: holder))
-        if pointerLog.count > 4 * registered.count + 4096 { foldPointers() }   // bounds the log
+        if pointerLog.count > 4 * registry.count + 4096 { foldPointers() }   // bounds the log
     }
 
     /// Files the logged pointers by ID and relationship.
@@ -59,7 +59,7 @@ extension ObjectContext {
         guard !pointerLog.isEmpty else { return }
         for note in pointerLog where note.holder.storageOwner === self {
             var id = note.target
-            if id.isTemporary, let permanent = permanentIDByTemporary[id] { id = permanent }
+            id = registry.current(id)
             pointers[InverseLinkKey(id: id, relationship: note.relationship), default: []].insert(note.holder)
         }
         pointerLog.removeAll()
@@ -179,7 +179,7 @@ extension ObjectContext {
     /// the old and new partners follow. Raw storage only: fires no fault, loads nothing.
     func adoptToOne(_ object: ManagedObject, at index: Int, target: ObjectID?, previous: ObjectID?) {
         let inverse = object.entity.relationships[index].inverseIndex
-        if let previous, previous != target, let old = registered[previous], holds(old, inverse, object) {
+        if let previous, previous != target, let old = registry[previous], holds(old, inverse, object) {
             detachQuietly(object, from: old, at: inverse)
         }
         if !object.heldBy.isEmpty || !object.entity.relationships[index].inverseIsToMany {   // else nobody holds it
@@ -188,7 +188,7 @@ extension ObjectContext {
             }
         }
         guard let target else { return }
-        let partner = registered[target]
+        let partner = registry[target]
         if let partner, partner.lifecycle.isDeleted {
             // Deleted here (not saved yet): the object reads as unrelated, as a to-many load
             // skips deleted members; saving the delete clears the stored key.
@@ -207,7 +207,7 @@ extension ObjectContext {
             attachQuietly(object, to: partner, at: inverse)
         case .toOneID(let otherID):
             guard otherID != object.objectID else { return }
-            if let otherID, let other = registered[otherID], holds(other, index, partner) { detachQuietly(partner, from: other, at: index) }
+            if let otherID, let other = registry[otherID], holds(other, index, partner) { detachQuietly(partner, from: other, at: index) }
             attachQuietly(object, to: partner, at: inverse)
         case .unloaded:
             return

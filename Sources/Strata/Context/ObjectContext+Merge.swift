@@ -24,10 +24,10 @@ extension ObjectContext {
     func mergeChanges(_ changes: ChangeSet) {
         catchUpPermanentIDs()
         if !changes.permanentIDs.isEmpty { applyPermanentIDs(changes.permanentIDs) }
-        forget(changes.deleted.compactMap { registered[$0] })
+        forget(changes.deleted.compactMap { registry[$0] })
         let keepsLocal = mergePolicy.keepsLocalEdits
         for (id, values) in changes.updated {
-            guard let object = registered[id], !object.lifecycle.isFault, !object.lifecycle.isDeleted else { continue }
+            guard let object = registry[id], !object.lifecycle.isFault, !object.lifecycle.isDeleted else { continue }
             let entity = object.entity
             for (key, value) in values {
                 switch entity.propertyIndex[key] {
@@ -60,7 +60,7 @@ extension ObjectContext {
             if let version = changes.versions[id] { object.rowVersion = version }
             if object.lifecycle.hasChanges, object.changedProperties.isEmpty {
                 object.clearChanges()
-                updated.remove(object)
+                pending.updated.remove(object)
             }
         }
         // Loaded to-manys that may have gained inserted objects read again when next touched.
@@ -88,7 +88,7 @@ extension ObjectContext {
                 return nil
             }
         }
-        for candidate in registered.values where !candidate.lifecycle.isFault && !gone.contains(ObjectIdentifier(candidate)) {
+        for candidate in registry.all where !candidate.lifecycle.isFault && !gone.contains(ObjectIdentifier(candidate)) {
             for (index, value) in candidate.relationValues.enumerated() {
                 if let kept = without(value) { candidate.relationValues[index] = kept }
             }
@@ -99,10 +99,8 @@ extension ObjectContext {
         }
         for object in objects {
             unlink(object.objectID)
-            if registered[object.objectID] === object { registered[object.objectID] = nil }
-            inserted.remove(object)
-            updated.remove(object)
-            deleted.remove(object)
+            if registry[object.objectID] === object { registry[object.objectID] = nil }
+            pending.forget(object)
             object.lifecycle.isDeleted = true
             object.detachFromContext()
         }
@@ -110,7 +108,7 @@ extension ObjectContext {
 
     /// Marks unchanged, loaded to-many relationships pointing at the given entities as unloaded.
     private func invalidateToMany(towards entities: Set<Int>) {
-        for object in registered.values where !object.lifecycle.isFault {
+        for object in registry.all where !object.lifecycle.isFault {
             for (index, relationship) in object.entity.relationships.enumerated()
             where relationship.isToMany && entities.contains(relationship.destinationIndex) && !object.changedProperties.contains(object.entity.attributes.count + index) {
                 if case .toMany = object.relationValues[index] { object.relationValues[index] = .unloaded }
@@ -126,31 +124,23 @@ extension ObjectContext {
         // the main context) concern nothing here, and walking every object for them would make
         // each merge cost O(registered objects).
         if parent == nil {
-            mapping = mapping.filter { registered[$0.key] != nil }
+            mapping = mapping.filter { registry[$0.key] != nil }
             if mapping.isEmpty { return }
         }
         // A mapping arrives by deposit and again with the change set that announced it.
-        mapping = mapping.filter { permanentIDByTemporary[$0.key] != $0.value }
+        mapping = registry.learn(mapping)
         if mapping.isEmpty { return }
-        permanentIDByTemporary.merge(mapping) { _, new in new }
-        var touched = false
         var displaced: [ObjectIdentifier: ManagedObject] = [:]   // an instance under the new ID already → the kept one
         for (temporary, permanent) in mapping {
             relink(from: temporary, to: permanent)
-            guard let object = registered.removeValue(forKey: temporary) else { continue }
-            object.objectID = permanent
             // A parent may have named the object by its new ID before this context learned it,
             // so a fault may already stand for it: keep the object that has the state.
-            if let earlier = registered[permanent], earlier !== object {
-                displaced[ObjectIdentifier(earlier)] = object
-                earlier.detachFromContext()
-            }
-            registered[permanent] = object
-            touched = true
+            guard let (object, earlier) = registry.move(from: temporary, to: permanent), let earlier else { continue }
+            displaced[ObjectIdentifier(earlier)] = object
+            earlier.detachFromContext()
         }
         if !displaced.isEmpty { substitute(displaced) }
-        guard touched || !mapping.isEmpty else { return }
-        for object in registered.values where !object.lifecycle.isFault {
+        for object in registry.all where !object.lifecycle.isFault {
             for (index, value) in object.relationValues.enumerated() {
                 if case .toOneID(let id?) = value, let permanent = mapping[id] { object.relationValues[index] = .toOneID(permanent) }
             }
@@ -162,7 +152,7 @@ extension ObjectContext {
 
     /// Replaces references to displaced instances by the kept ones in every loaded relationship.
     private func substitute(_ displaced: [ObjectIdentifier: ManagedObject]) {
-        for candidate in registered.values where !candidate.lifecycle.isFault {
+        for candidate in registry.all where !candidate.lifecycle.isFault {
             for (index, value) in candidate.relationValues.enumerated() {
                 switch value {
                 case .toOne(let target?):

@@ -12,11 +12,11 @@ extension ObjectContext: ObjectOwner {
         var faults: [ManagedObject] = []
         faults.reserveCapacity(members.count)
         for id in members {
-            if let member = registered[id], member.lifecycle.isFault { faults.append(member) }
+            if let member = registry[id], member.lifecycle.isFault { faults.append(member) }
         }
         if faults.isEmpty { faults = [object] }
         do {
-            let rows = try sourceRows(of: entity, ids: faults.map(\.objectID))
+            let rows = try source.rows(of: entity, ids: faults.map(\.objectID))
             if rows.count == faults.count, rows.indices.allSatisfy({ rows[$0].id == faults[$0].objectID }) {
                 // The rows came back in the faults' order (a page of keys read by `_id`, the
                 // common case): fill by position, no dictionary of rows by ID.
@@ -58,7 +58,7 @@ extension ObjectContext: ObjectOwner {
     func loadToMany(_ object: ManagedObject, relationship index: Int) -> [ManagedObject] {
         guard !object.lifecycle.isInserted else { return [] }
         do {
-            let targets = try sourceRelated(of: object.entity, relationship: index, ids: [object.objectID])
+            let targets = try source.related(of: object.entity, relationship: index, ids: [object.objectID])
             let members = (targets[object.objectID] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
             guard object.entity.relationships[index].isToMany else {
                 adoptToOne(object, at: index, target: members.first?.objectID, previous: nil)
@@ -74,6 +74,6 @@ extension ObjectContext: ObjectOwner {
 
     func objectWillChange(_ object: ManagedObject) {
         notePending(object.entity)
-        if !object.lifecycle.isInserted && !object.lifecycle.isDeleted { updated.append(object) }
+        if !object.lifecycle.isInserted && !object.lifecycle.isDeleted { pending.updated.append(object) }
     }
 }

@@ -15,7 +15,7 @@ extension ObjectContext {
     }
 
     func hasPendingEffect<T>(_ request: FetchRequest<T>, entity: EntityDescription) throws(StrataError) -> Bool {
-        guard request.includesPendingChanges, !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return false }
+        guard request.includesPendingChanges, !pending.isEmpty else { return false }
         return pendingEffect(on: try FetchPlan(request, entity: entity, model: model)).window > 0
     }
 
@@ -26,23 +26,23 @@ extension ObjectContext {
     /// predicate on `folder.name`: SQL still sees the old name for notes that did not change.
     func pendingEffect(on plan: FetchPlan) -> PendingEffect {
         var effect = PendingEffect()
-        guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return effect }
+        guard !pending.isEmpty else { return effect }
         let entity = plan.entity
         func add(_ object: ManagedObject) {
             guard object.entity === entity, !object.lifecycle.isDeleted, effect.ids.insert(ObjectIdentifier(object)).inserted else { return }
             effect.objects.append(object)
         }
-        for object in inserted where object.entity === entity { add(object) }
-        for object in updated where object.entity === entity { add(object) }
+        for object in pending.inserted where object.entity === entity { add(object) }
+        for object in pending.updated where object.entity === entity { add(object) }
         var deletedCount = 0
-        for object in deleted where object.entity === entity { deletedCount += 1 }
+        for object in pending.deleted where object.entity === entity { deletedCount += 1 }
         for (chain, slots) in RelatedReads(predicate: plan.predicate, sortKeys: plan.sortKeys).slotsByChain {
             guard let last = chain.last else { continue }
             let end = model.entities[model.entities[last.entity].relationships[last.relationship].destinationIndex]
             var starts: [ManagedObject] = []
-            for object in inserted where object.entity === end { starts.append(object) }
-            for object in deleted where object.entity === end { starts.append(object) }
-            for object in updated where object.entity === end
+            for object in pending.inserted where object.entity === end { starts.append(object) }
+            for object in pending.deleted where object.entity === end { starts.append(object) }
+            for object in pending.updated where object.entity === end
                 && (object.changedProperties.isEmpty || slots.contains(where: object.changedProperties.contains)) {
                 starts.append(object)
             }

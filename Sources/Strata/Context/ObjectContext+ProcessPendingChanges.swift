@@ -85,9 +85,9 @@ final class PendingChangeTracker: @unchecked Sendable {  // safe: used only on i
         isProcessing = true
         defer { isProcessing = false }
         var current: [ObjectIdentifier: Seen] = [:]
-        for object in context.inserted { current[ObjectIdentifier(object)] = Seen(object: object, kind: .inserted, values: Self.allValues(object)) }
-        for object in context.updated { current[ObjectIdentifier(object)] = Seen(object: object, kind: .updated, values: object.changedValues()) }
-        for object in context.deleted { current[ObjectIdentifier(object)] = Seen(object: object, kind: .deleted, values: [:]) }
+        for object in context.pending.inserted { current[ObjectIdentifier(object)] = Seen(object: object, kind: .inserted, values: Self.allValues(object)) }
+        for object in context.pending.updated { current[ObjectIdentifier(object)] = Seen(object: object, kind: .updated, values: object.changedValues()) }
+        for object in context.pending.deleted { current[ObjectIdentifier(object)] = Seen(object: object, kind: .deleted, values: [:]) }
         var changes = ChangeSet()
         for (key, now) in current {
             let id = now.object.objectID
@@ -115,7 +115,7 @@ final class PendingChangeTracker: @unchecked Sendable {  // safe: used only on i
         for (key, before) in seen where current[key] == nil {
             let object = before.object
             let id = object.objectID
-            let gone = object.lifecycle.isDeleted || context.registered[id] !== object
+            let gone = object.lifecycle.isDeleted || context.registry[id] !== object
             if gone {
                 if before.kind != .deleted { changes.deleted.insert(id) }
                 continue

@@ -9,22 +9,22 @@ extension ObjectContext {
             updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, $0.changedValues) }),
             deleted: Set(batch.deleted.map(\.id)))
         try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self) }
-        finishSave(forgetting: Array(deleted))
+        finishSave(forgetting: Array(pending.deleted))
         publish(changes)
     }
 
     /// Applies a child's change batch as if its changes were made here (tracked, with inverses
     /// and delete rules), then tells observers and the other children.
     func absorb(_ batch: ChangeBatch, from child: ObjectContext) {
-        for change in batch.inserted where registered[change.id] == nil {
+        for change in batch.inserted where registry[change.id] == nil {
             let entity = change.id.entity
             let creation = ObjectCreation(entity: entity, objectID: change.id, attributeValues: entity.defaultAttributeValues,
                                           relationValues: entity.newRelationValues, isFault: false)
             let made = ObjectConstruction.make(entity, creation, collectsDefaults: false).0
             made.storageOwner = self
             made.lifecycle.isInserted = true
-            registered[change.id] = made
-            inserted.append(made)
+            registry[change.id] = made
+            pending.inserted.append(made)
             notePending(entity)
         }
         let changed = batch.inserted + batch.updated
@@ -43,7 +43,7 @@ extension ObjectContext {
         }
         var changes = ChangeSet(inserted: Set(batch.inserted.map(\.id)), deleted: Set(batch.deleted.map(\.id)))
         for change in batch.updated {
-            guard let object = registered[change.id] ?? registered[permanentIDByTemporary[change.id] ?? change.id], !object.lifecycle.isFault else { continue }
+            guard let object = registry.object(named: change.id), !object.lifecycle.isFault else { continue }
             var values: [String: PropertyValue] = [:]
             for slot in change.values.indices where change.changesAttribute(at: slot) { values[object.entity.attributes[slot].name] = object.attributeValues[slot] }
             for relation in change.relations { values[object.entity.relationships[relation.slot].name] = object.relationValues[relation.slot].propertyValue }
@@ -77,8 +77,8 @@ extension ObjectContext {
     /// one now), or a fault for a saved row. An unknown temporary ID names an object that is
     /// gone here (deleted, or cascaded away), so there is nothing to change.
     private func known(_ id: ObjectID) -> ManagedObject? {
-        let current = permanentIDByTemporary[id] ?? id
-        if let object = registered[current] { return object.lifecycle.isDeleted ? nil : object }
+        let current = registry.current(id)
+        if let object = registry[current] { return object.lifecycle.isDeleted ? nil : object }
         return current.isTemporary ? nil : resolve(current)
     }
 

@@ -20,7 +20,7 @@ extension ObjectContext {
         guard hasChanges else { return }
         var announced = Set<ObjectIdentifier>()
         while true {
-            let pending = Array(inserted) + Array(updated) + Array(deleted)
+            let pending = pending.all
             let fresh = pending.filter { announced.insert(ObjectIdentifier($0)).inserted }
             if fresh.isEmpty { break }
             for object in fresh { object.willSave() }
@@ -32,7 +32,7 @@ extension ObjectContext {
             try push(batch, to: parent)
         } else {
             let origin = SaveOrigin(author: transactionAuthor, contextName: name)
-            let outcome = try coordinator.save(batch, policy: mergePolicy, origin: origin) { [registered] in registered[$0] != nil }
+            let outcome = try coordinator.save(batch, policy: mergePolicy, origin: origin) { [registry] in registry[$0] != nil }
             let changes = outcome.changeSet(for: batch)
             didSave(batch, outcome)
             publish(changes)
@@ -42,13 +42,13 @@ extension ObjectContext {
 
     /// The pending changes as values, in the order of the pending sets.
     func changeBatch() -> ChangeBatch {
-        ChangeBatch(inserted: inserted.map { $0.insertChange() }, updated: updated.map { $0.updateChange() }, deleted: deleted.map { $0.deletion() })
+        ChangeBatch(inserted: pending.inserted.map { $0.insertChange() }, updated: pending.updated.map { $0.updateChange() }, deleted: pending.deleted.map { $0.deletion() })
     }
 
     private func validatePendingChanges() throws(StrataError) {
-        for object in inserted { try validate(object, hook: object.validateForInsert) }
-        for object in updated { try validate(object, hook: object.validateForUpdate) }
-        for object in deleted {
+        for object in pending.inserted { try validate(object, hook: object.validateForInsert) }
+        for object in pending.updated { try validate(object, hook: object.validateForUpdate) }
+        for object in pending.deleted {
             for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
                 let targets: [ManagedObject] = relationship.isToMany ? Array(object.toMany(at: index)) : (object.toOne(at: index).map { [$0] } ?? [])
                 if let target = targets.first(where: { !$0.lifecycle.isDeleted }) {
@@ -95,30 +95,27 @@ extension ObjectContext {
     /// pending sets, in their order).
     private func didSave(_ batch: ChangeBatch, _ outcome: SaveOutcome) {
         let anyVersions = !outcome.versions.isEmpty
-        for (object, (change, key)) in zip(inserted, zip(batch.inserted, outcome.insertedKeys)) {
+        for (object, (change, key)) in zip(pending.inserted, zip(batch.inserted, outcome.insertedKeys)) {
             let temporary = change.id
             if let key {
                 let permanent = ObjectID(entity: temporary.entity, key: key)
-                registered[temporary] = nil
-                object.objectID = permanent
-                registered[permanent] = object
-                permanentIDByTemporary[temporary] = permanent
+                registry.rename(object, from: temporary, to: permanent)
                 relink(from: temporary, to: permanent)
             }
             object.lifecycle.isInserted = false
             object.rowVersion = anyVersions ? outcome.versions[temporary] ?? 1 : 1    // inserted rows start at version 1
         }
         var gone: [ManagedObject] = []
-        for object in updated {
+        for object in pending.updated {
             if outcome.vanished.contains(object.objectID) { gone.append(object); continue }
             object.rowVersion = outcome.versions[object.objectID] ?? object.rowVersion + 1
         }
         for (id, _, version) in outcome.nullified {
             // The clearing ran after this save's own writes: its version is the row's latest.
-            if let partner = registered[id], !partner.lifecycle.isFault { partner.rowVersion = version }
+            if let partner = registry[id], !partner.lifecycle.isFault { partner.rowVersion = version }
         }
         if !outcome.refreshed.isEmpty {
-            let pairs = zip(inserted, batch.inserted.map(\.id)) + updated.map { ($0, $0.objectID) } + deleted.map { ($0, $0.objectID) }
+            let pairs = zip(pending.inserted, batch.inserted.map(\.id)) + pending.updated.map { ($0, $0.objectID) } + pending.deleted.map { ($0, $0.objectID) }
             for (object, id) in pairs {
                 guard let row = outcome.refreshed[id], !object.lifecycle.isDeleted || outcome.undeleted.contains(id) else { continue }
                 object.lifecycle.isDeleted = false
@@ -127,18 +124,16 @@ extension ObjectContext {
                 adoptRowRelations(object, previous: previous)
             }
         }
-        finishSave(forgetting: deleted.filter { !outcome.undeleted.contains($0.objectID) } + gone)
+        finishSave(forgetting: pending.deleted.filter { !outcome.undeleted.contains($0.objectID) } + gone)
     }
 
     /// The one end of a save, to the store or into a parent: nothing is pending any more,
     /// `gone` objects are forgotten, and every saved object hears `didSave()`.
     func finishSave(forgetting gone: [ManagedObject]) {
-        let saved = Array(inserted) + Array(updated) + Array(deleted)
-        for object in inserted { object.lifecycle.isInserted = false }
+        let saved = pending.all
+        for object in pending.inserted { object.lifecycle.isInserted = false }
         for object in saved { object.clearChanges() }
-        inserted.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
+        pending.removeAll()
         clearPendingIfNone()
         forget(gone)
         for object in saved { object.didSave() }
@@ -154,9 +149,9 @@ extension ObjectContext {
     /// ```
     public func rollback() {
         checkQueue()
-        let touched = Array(updated) + Array(deleted) + Array(registered.values.filter { $0.lifecycle.hasChanges && !$0.lifecycle.isInserted })
-        for object in inserted {
-            registered[object.objectID] = nil
+        let touched = Array(pending.updated) + Array(pending.deleted) + Array(registry.all.filter { $0.lifecycle.hasChanges && !$0.lifecycle.isInserted })
+        for object in pending.inserted {
+            registry[object.objectID] = nil
             object.lifecycle.isDeleted = true
         }
         // Restored to-ones, with the targets they replace: a merge that kept an edit may have
@@ -166,10 +161,8 @@ extension ObjectContext {
             for restored in object.revertChanges() { restoredToOnes.append((object, restored.index, restored.target, restored.previous)) }
             object.lifecycle.isDeleted = false
         }
-        let droppedInserts = Array(inserted)
-        inserted.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
+        let droppedInserts = Array(pending.inserted)
+        pending.removeAll()
         clearPendingIfNone()
         // Out of every loaded relationship too: one read since (a to-many loaded after a merge
         // dropped its edit) may list them without being an edited object.
@@ -184,12 +177,9 @@ extension ObjectContext {
     /// Forgets every object: the context is as new. Objects obtained before are unusable.
     public func reset() {
         checkQueue()
-        for object in registered.values { object.detachFromContext() }
-        registered.removeAll()
+        for object in registry.removeAll() { object.detachFromContext() }
         forgetLinks()
-        inserted.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
+        pending.removeAll()
         clearPendingIfNone()
     }
 
@@ -207,7 +197,7 @@ extension ObjectContext {
         if !mergeChanges || !object.lifecycle.hasChanges {
             if object.lifecycle.hasChanges {
                 _ = object.revertChanges()
-                updated.remove(object)
+                pending.updated.remove(object)
             }
             object.lifecycle.isFault = true
             object.attributeValues = []
@@ -215,7 +205,7 @@ extension ObjectContext {
             object.faultBatch = nil
             return
         }
-        guard let row = try? sourceRows(of: object.entity, ids: [object.objectID]).first else { return }
+        guard let row = try? source.rows(of: object.entity, ids: [object.objectID]).first else { return }
         let attributeCount = object.entity.attributes.count
         for i in 0..<attributeCount where !object.changedProperties.contains(i) {
             object.attributeValues[i] = row.attributes[i]

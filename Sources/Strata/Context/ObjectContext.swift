@@ -80,14 +80,12 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     // The registry and the pending sets are `@exclusivity(unchecked)` for the reason given on
     // `ManagedObject`'s storage: queue-confined, never accessed reentrantly.
 
-    /// One object per ID.
-    @exclusivity(unchecked) var registered: [ObjectID: ManagedObject] = [:]
-    @exclusivity(unchecked) var inserted: OrderedSet<ManagedObject> = []
-    @exclusivity(unchecked) var updated: OrderedSet<ManagedObject> = []
-    @exclusivity(unchecked) var deleted: OrderedSet<ManagedObject> = []
-    /// Temporary IDs this context has seen become permanent: a child may still name an object
-    /// by its old temporary ID until it learns the new one.
-    var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
+    /// Where rows this context does not hold come from: its parent, or the store.
+    let source: RowSource
+    /// The objects held, one per ID, and the temporary IDs seen become permanent.
+    @exclusivity(unchecked) var registry = ObjectRegistry()
+    /// The unsaved inserts, updates and deletes.
+    @exclusivity(unchecked) var pending = ChangeTracker()
     /// Permanent IDs an ancestor assigned that this context has not applied yet: filled by the
     /// ancestor synchronously, from its queue, the moment it assigns them; applied on this
     /// context's queue before it next exchanges IDs with anyone (see
@@ -131,6 +129,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         self.concurrencyType = concurrencyType
         self.coordinator = coordinator
         self.parent = nil
+        self.source = RowSource(parent: nil, coordinator: coordinator)
         self.name = name ?? (concurrencyType == .mainQueue ? "main context" : "private context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "private")")
         self.checksQueueAccess = checksQueueAccess ?? Self.concurrencyDebugging
@@ -158,6 +157,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         self.concurrencyType = concurrencyType
         self.coordinator = parent.coordinator
         self.parent = parent
+        self.source = RowSource(parent: parent, coordinator: parent.coordinator)
         self.name = name ?? (concurrencyType == .mainQueue ? "main child context" : "private child context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "child")")
         self.checksQueueAccess = checksQueueAccess ?? Self.concurrencyDebugging
@@ -170,7 +170,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     deinit {
         // Objects reference each other strongly through relationships: cut them loose so the
         // graph is freed with the context (objects still held elsewhere become detached).
-        for object in registered.values { object.detachFromContext() }
+        for object in registry.all { object.detachFromContext() }
     }
 
     /// How conflicts are resolved when this context saves, and what a merge does with local
@@ -271,16 +271,16 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// Whether the context has unsaved inserts, updates or deletes.
     public var hasChanges: Bool {
         checkQueue()
-        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty
+        return !pending.isEmpty
     }
     /// Objects inserted since the last save.
-    public var insertedObjects: Set<ManagedObject> { checkQueue(); return Set(inserted) }
+    public var insertedObjects: Set<ManagedObject> { checkQueue(); return Set(pending.inserted) }
     /// Saved objects changed since the last save.
-    public var updatedObjects: Set<ManagedObject> { checkQueue(); return Set(updated) }
+    public var updatedObjects: Set<ManagedObject> { checkQueue(); return Set(pending.updated) }
     /// Objects deleted since the last save.
-    public var deletedObjects: Set<ManagedObject> { checkQueue(); return Set(deleted) }
+    public var deletedObjects: Set<ManagedObject> { checkQueue(); return Set(pending.deleted) }
     /// Every object the context holds.
-    public var registeredObjects: Set<ManagedObject> { checkQueue(); return Set(registered.values) }
+    public var registeredObjects: Set<ManagedObject> { checkQueue(); return Set(registry.all) }
 
     /// Inserts a new object of a typed class. Its defaults are the wrappers' initial values;
     /// `awakeFromInsert()` runs before this returns.
@@ -320,8 +320,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         for (slot, value) in construction.defaults { object.attributeValues[slot] = value }
         object.storageOwner = self
         object.lifecycle.isInserted = true
-        registered[id] = object
-        inserted.append(object)
+        registry[id] = object
+        pending.inserted.append(object)
         notePending(entity)
         object.awakeFromInsert()
         return object
@@ -348,16 +348,16 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     public func existingObject(with id: ObjectID) throws(StrataError) -> ManagedObject {
         checkQueue()
         catchUpPermanentIDs()
-        if let object = registered[id] {
+        if let object = registry[id] {
             if object.lifecycle.isFault { fireFault(object) }
             if object.valueErrors[-1] == nil { return object }
-            registered[id] = nil
+            registry[id] = nil
             throw StrataError(.objectNotFound, "No \(id.entity.name) with ID \(id) exists.", entity: id.entity.name, objectID: id)
         }
         guard !id.isTemporary || parent != nil else {
             throw StrataError(.objectNotFound, "The temporary ID \(id) belongs to another context.", entity: id.entity.name, objectID: id)
         }
-        let rows = try sourceRows(of: id.entity, ids: [id])
+        let rows = try source.rows(of: id.entity, ids: [id])
         guard let row = rows.first else {
             throw StrataError(.objectNotFound, "No \(id.entity.name) with ID \(id) exists.", entity: id.entity.name, objectID: id)
         }
@@ -368,11 +368,11 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
 
     /// A new fault (or the registered object) for `id`.
     func resolve(_ id: ObjectID) -> ManagedObject {
-        if let object = registered[id] { return object }
-        if id.isTemporary, let permanent = permanentIDByTemporary[id] { return resolve(permanent) }
+        if let object = registry[id] { return object }
+        if id.isTemporary, case let permanent = registry.current(id), permanent != id { return resolve(permanent) }
         let object = constructFetched(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true))
         object.storageOwner = self
-        registered[id] = object
+        registry[id] = object
         return object
     }
 
@@ -386,7 +386,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// (new or a fault), so that `awakeFromFetch` is due. One registry lookup.
     func materializeReportingNew(_ row: RowSnapshot, entity: EntityDescription) -> (object: ManagedObject, isNew: Bool) {
         let id = row.id
-        if let object = registered[id] {
+        if let object = registry[id] {
             guard object.lifecycle.isFault else { return (object, false) }
             fill(object, with: row)
             return (object, true)
@@ -395,7 +395,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         object.storageOwner = self
         object.rowVersion = row.version
         object.valueErrors = row.errors
-        registered[id] = object
+        registry[id] = object
         adoptRowRelations(object)
         return (object, true)
     }
@@ -420,41 +420,17 @@ struct WeakContext: @unchecked Sendable {  // safe: only the reference is shared
 
 extension ObjectContext {
     /// The bit of `entity` in ``pendingEntities``.
-    func pendingBit(_ entity: EntityDescription) -> UInt64 {
+    static func pendingBit(_ entity: EntityDescription) -> UInt64 {
         entity.index < 64 ? 1 << UInt64(entity.index) : .max
     }
 
     /// Records that `entity` has unsaved changes here.
     func notePending(_ entity: EntityDescription) {
-        pendingEntities.bitwiseOr(pendingBit(entity), ordering: .releasing)
+        pendingEntities.bitwiseOr(Self.pendingBit(entity), ordering: .releasing)
     }
 
     /// Clears the record once nothing is pending.
     func clearPendingIfNone() {
-        if inserted.isEmpty && updated.isEmpty && deleted.isEmpty { pendingEntities.store(0, ordering: .releasing) }
-    }
-
-    /// Whether the context reads through its parent: it is a child and some ancestor may hold
-    /// unsaved changes of any entity (a predicate or sort key can reach any of them).
-    var readsThroughParent: Bool {
-        var ancestor = parent
-        while let current = ancestor {
-            if current.pendingEntities.load(ordering: .acquiring) != 0 { return true }
-            ancestor = current.parent
-        }
-        return false
-    }
-
-    /// Whether some ancestor may hold unsaved changes of any of `entities` (then their data
-    /// must be read through the parent; otherwise the store holds the same data).
-    func ancestorsMayHavePending(_ entities: EntityDescription...) -> Bool {
-        var bits: UInt64 = 0
-        for entity in entities { bits |= pendingBit(entity) }
-        var ancestor = parent
-        while let current = ancestor {
-            if current.pendingEntities.load(ordering: .acquiring) & bits != 0 { return true }
-            ancestor = current.parent
-        }
-        return false
+        if pending.isEmpty { pendingEntities.store(0, ordering: .releasing) }
     }
 }

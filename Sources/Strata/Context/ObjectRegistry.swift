@@ -1,0 +1,74 @@
+/// The objects a context holds, one instance per ID (uniquing), and the temporary IDs it has
+/// seen become permanent, so that an ID named before the change still finds its object.
+///
+/// Queue-confined to its context, like the objects it holds. A part of ``ObjectContext``: the
+/// context decides when objects come and go; the registry only keeps them findable.
+///
+/// For example (inside the engine):
+/// ```swift
+/// registry[object.objectID] = object
+/// let same = registry.object(named: temporaryID)   // after the ID became permanent too
+/// ```
+struct ObjectRegistry {
+    /// One object per ID.
+    private(set) var objects: [ObjectID: ManagedObject] = [:]
+    /// Temporary IDs that became permanent here: a child may still name an object by its old
+    /// temporary ID until it learns the new one.
+    private(set) var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
+
+    /// The object registered under exactly `id`.
+    subscript(id: ObjectID) -> ManagedObject? {
+        get { objects[id] }
+        set { objects[id] = newValue }
+    }
+
+    /// The ID that names `id`'s object now: its permanent ID once a temporary one became permanent.
+    func current(_ id: ObjectID) -> ObjectID {
+        id.isTemporary ? (permanentIDByTemporary[id] ?? id) : id
+    }
+
+    /// The object `id` names, following a temporary ID to its permanent one.
+    func object(named id: ObjectID) -> ManagedObject? {
+        objects[id] ?? (id.isTemporary ? permanentIDByTemporary[id].flatMap { objects[$0] } : nil)
+    }
+
+    /// Every registered object.
+    var all: Dictionary<ObjectID, ManagedObject>.Values { objects.values }
+    /// How many objects are registered.
+    var count: Int { objects.count }
+
+    /// Makes room for `additional` more objects in one growth.
+    mutating func reserve(additional: Int) { objects.reserveCapacity(objects.count + additional) }
+
+    /// Unregisters every object and returns them.
+    mutating func removeAll() -> [ManagedObject] {
+        defer { objects.removeAll() }
+        return Array(objects.values)
+    }
+
+    /// Remembers the new permanent IDs in `mapping` and returns the ones not known before.
+    mutating func learn(_ mapping: [ObjectID: ObjectID]) -> [ObjectID: ObjectID] {
+        let new = mapping.filter { permanentIDByTemporary[$0.key] != $0.value }
+        permanentIDByTemporary.merge(new) { _, latest in latest }
+        return new
+    }
+
+    /// Re-files a just-saved object under the permanent ID the store gave it.
+    mutating func rename(_ object: ManagedObject, from temporary: ObjectID, to permanent: ObjectID) {
+        objects[temporary] = nil
+        object.objectID = permanent
+        objects[permanent] = object
+        permanentIDByTemporary[temporary] = permanent
+    }
+
+    /// Moves the object registered under `temporary` to `permanent`, renaming it, and
+    /// returns it with the instance that stood for `permanent` already (a fault made when
+    /// someone named the new ID before this registry learned it), which is unregistered.
+    mutating func move(from temporary: ObjectID, to permanent: ObjectID) -> (moved: ManagedObject, displaced: ManagedObject?)? {
+        guard let object = objects.removeValue(forKey: temporary) else { return nil }
+        object.objectID = permanent
+        let earlier = objects[permanent]
+        objects[permanent] = object
+        return (object, earlier === object ? nil : earlier)
+    }
+}
