@@ -56,26 +56,39 @@ struct StateTransaction {
                                 arguments: [key.entity, key.gid, relationship]))
     }
 
-    /// Every dirty object with what the state says of it, its cells and its present members
-    /// (three queries, whatever the count), in global order.
-    func dirtyObjectsWithValues() throws -> [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<String>])] {
+    /// The next `limit` dirty objects after `cursor` (all of them from the start when `nil`),
+    /// in global order, with what the state says of each, its cells and its present members:
+    /// four statements per piece, whatever its size. Runs in a write transaction (the piece's
+    /// keys go to a temporary table of this connection).
+    func dirtyObjectsWithValues(after cursor: GlobalObjectKey?, limit: Int) throws -> [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<String>])] {
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS piece (entity TEXT NOT NULL, gid TEXT NOT NULL, PRIMARY KEY (entity, gid)) WITHOUT ROWID")
+        try db.execute(sql: "DELETE FROM temp.piece")
+        // The partial index objects_dirty_keys serves the range and the order.
+        try db.execute(sql: """
+            INSERT INTO temp.piece SELECT entity, gid FROM objects WHERE dirty = 1 AND (entity, gid) > (?, ?) ORDER BY entity, gid LIMIT ?
+            """, arguments: [cursor?.entity ?? "", cursor?.gid ?? "", limit])
         var objects: [GlobalObjectKey: ObjectState] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT entity, gid, local_key, \(Self.existsSQL), pending FROM objects WHERE dirty = 1") {
+        objects.reserveCapacity(limit)
+        let objectRows = try Row.fetchCursor(db, sql: """
+            SELECT o.entity, o.gid, local_key, \(Self.existsSQL), pending FROM temp.piece p CROSS JOIN objects o ON o.entity = p.entity AND o.gid = p.gid
+            """)
+        while let row = try objectRows.next() {
             objects[GlobalObjectKey(entity: row[0], gid: row[1])] = ObjectState(localKey: row[2], exists: row[3], pending: row[4])
         }
         guard !objects.isEmpty else { return [] }
-        // CROSS JOIN keeps the order: the few dirty objects first, then their rows by key.
+        // CROSS JOIN keeps the order: the piece's keys first, then their rows by key.
         var cells: [GlobalObjectKey: [String: [UInt8]]] = [:]
+        cells.reserveCapacity(objects.count)
         let cellRows = try Row.fetchCursor(db, sql: """
-            SELECT c.entity, c.gid, c.property, c.value FROM objects o CROSS JOIN cells c ON c.entity = o.entity AND c.gid = o.gid WHERE o.dirty = 1
+            SELECT c.entity, c.gid, c.property, c.value FROM temp.piece p CROSS JOIN cells c ON c.entity = p.entity AND c.gid = p.gid
             """)
         while let row = try cellRows.next() {
             cells[GlobalObjectKey(entity: row[0], gid: row[1]), default: [:]][row[2]] = [UInt8](row[3] as Data)
         }
         var members: [GlobalObjectKey: [String: Set<String>]] = [:]
         let memberRows = try Row.fetchCursor(db, sql: """
-            SELECT m.entity, m.gid, m.relationship, m.member FROM objects o CROSS JOIN members m ON m.entity = o.entity AND m.gid = o.gid
-            WHERE o.dirty = 1 AND m.present = 1
+            SELECT m.entity, m.gid, m.relationship, m.member FROM temp.piece p CROSS JOIN members m ON m.entity = p.entity AND m.gid = p.gid
+            WHERE m.present = 1
             """)
         while let row = try memberRows.next() {
             members[GlobalObjectKey(entity: row[0], gid: row[1]), default: [:]][row[2], default: []].insert(row[3])
@@ -83,11 +96,15 @@ struct StateTransaction {
         return objects.keys.sorted().map { key in (key, objects[key]!, cells[key] ?? [:], members[key] ?? [:]) }
     }
 
-    /// Marks every object clean (after a merge's save wrote every dirty one).
-    func clearAllDirty() throws {
-        try db.execute(sql: "UPDATE objects SET dirty = 0 WHERE dirty = 1")
+    /// Marks `keys` clean (after a merge's save wrote them).
+    func clearDirty(_ keys: [GlobalObjectKey]) throws {
+        let statement = try db.cachedStatement(sql: "UPDATE objects SET dirty = 0 WHERE entity = ? AND gid = ?")
+        for key in keys {
+            var binding = RawBinding(statement)
+            binding.bind(key.entity); binding.bind(key.gid)
+            _ = try binding.run(db)
+        }
     }
-
 
     func markDirty(_ key: GlobalObjectKey) throws {
         try db.cachedStatement(sql: "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1").execute(
@@ -107,9 +124,12 @@ struct StateTransaction {
     /// exported from the store itself). Returns how many records changed the state.
     @discardableResult
     func merge(_ records: [StampedRecord], dirty: Bool) throws -> Int {
+        // Looked up once per call, not once per record (the cache hashes the SQL text).
+        let statements = MergeStatements(insert: try db.cachedStatement(sql: Self.mergeInsertSQL), delete: try db.cachedStatement(sql: Self.mergeDeleteSQL),
+                                         cell: try db.cachedStatement(sql: Self.mergeCellSQL), member: try db.cachedStatement(sql: Self.mergeMemberSQL))
         var changed = 0
         var touched: Set<GlobalObjectKey> = []
-        for record in records where try merge(record, dirty: dirty) {
+        for record in records where try merge(record, dirty: dirty, statements) {
             changed += 1
             switch record.record {
             case .cell(let key, _, _), .member(let key, _, _, _): touched.insert(key)
@@ -120,8 +140,16 @@ struct StateTransaction {
             ? "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1"
             : "INSERT OR IGNORE INTO objects (entity, gid) VALUES (?, ?)"
         let statement = try db.cachedStatement(sql: sql)
-        for key in touched { try statement.execute(arguments: [key.entity, key.gid]) }
+        for key in touched {
+            var binding = RawBinding(statement)
+            binding.bind(key.entity); binding.bind(key.gid)
+            _ = try binding.run(db)
+        }
         return changed
+    }
+
+    private struct MergeStatements {
+        let insert, delete, cell, member: Statement
     }
 
     private static func mergeStampSQL(_ prefix: String) -> String {
@@ -134,33 +162,35 @@ struct StateTransaction {
     }
     private static let mergeInsertSQL = mergeStampSQL("ins")
     private static let mergeDeleteSQL = mergeStampSQL("del")
+    private static let mergeCellSQL = """
+        INSERT INTO cells (entity, gid, property, l, t, p, value) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (entity, gid, property) DO UPDATE SET l = excluded.l, t = excluded.t, p = excluded.p, value = excluded.value
+        WHERE (excluded.l, excluded.t, excluded.p) > (cells.l, cells.t, cells.p)
+        """
+    private static let mergeMemberSQL = """
+        INSERT INTO members (entity, gid, relationship, member, present, l, t, p) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (entity, gid, relationship, member) DO UPDATE SET present = excluded.present, l = excluded.l, t = excluded.t, p = excluded.p
+        WHERE (excluded.l, excluded.t, excluded.p) > (members.l, members.t, members.p)
+        """
 
     /// Merges one record; its object's row is the caller's to touch.
-    private func merge(_ stamped: StampedRecord, dirty: Bool) throws -> Bool {
+    private func merge(_ stamped: StampedRecord, dirty: Bool, _ statements: MergeStatements) throws -> Bool {
         let s = stamped.stamp
         var binding: RawBinding
         switch stamped.record {
         case .insert(let key), .delete(let key):
             let isInsert = if case .insert = stamped.record { true } else { false }
-            binding = RawBinding(try db.cachedStatement(sql: isInsert ? Self.mergeInsertSQL : Self.mergeDeleteSQL))
+            binding = RawBinding(isInsert ? statements.insert : statements.delete)
             binding.bind(key.entity); binding.bind(key.gid)
             binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)
             binding.bind(dirty ? 1 : 0)
         case .cell(let key, let property, let value):
-            binding = RawBinding(try db.cachedStatement(sql: """
-                INSERT INTO cells (entity, gid, property, l, t, p, value) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (entity, gid, property) DO UPDATE SET l = excluded.l, t = excluded.t, p = excluded.p, value = excluded.value
-                WHERE (excluded.l, excluded.t, excluded.p) > (cells.l, cells.t, cells.p)
-                """))
+            binding = RawBinding(statements.cell)
             binding.bind(key.entity); binding.bind(key.gid); binding.bind(property)
             binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)
             binding.bind(value)
         case .member(let key, let relationship, let member, let present):
-            binding = RawBinding(try db.cachedStatement(sql: """
-                INSERT INTO members (entity, gid, relationship, member, present, l, t, p) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (entity, gid, relationship, member) DO UPDATE SET present = excluded.present, l = excluded.l, t = excluded.t, p = excluded.p
-                WHERE (excluded.l, excluded.t, excluded.p) > (members.l, members.t, members.p)
-                """))
+            binding = RawBinding(statements.member)
             binding.bind(key.entity); binding.bind(key.gid); binding.bind(relationship); binding.bind(member)
             binding.bind(present ? 1 : 0)
             binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)

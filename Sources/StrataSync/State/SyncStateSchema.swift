@@ -21,7 +21,9 @@ enum SyncStateSchema {
             PRIMARY KEY (entity, gid)) WITHOUT ROWID
         """,
         "CREATE UNIQUE INDEX IF NOT EXISTS objects_by_local ON objects (entity, local_key) WHERE local_key IS NOT NULL",
-        "CREATE INDEX IF NOT EXISTS objects_dirty ON objects (dirty) WHERE dirty = 1",
+        // The dirty objects in key order: the materializer reads them in pieces.
+        "DROP INDEX IF EXISTS objects_dirty",
+        "CREATE INDEX IF NOT EXISTS objects_dirty_keys ON objects (entity, gid) WHERE dirty = 1",
         "CREATE INDEX IF NOT EXISTS objects_pending ON objects (pending) WHERE pending = 1",
         """
         CREATE TABLE IF NOT EXISTS cells (entity TEXT NOT NULL, gid TEXT NOT NULL, property TEXT NOT NULL,
