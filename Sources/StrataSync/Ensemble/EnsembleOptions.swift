@@ -23,7 +23,7 @@ public struct EnsembleOptions: Sendable {
     /// save each (each piece's change set is published on its own): memory stays bounded
     /// however large a baseline or a backlog is, and a stack's main context merges smaller
     /// change sets.
-    public var mergePieceSize = 5_000
+    public var mergePieceSize = 20_000
     /// The clock of the stamps' wall-clock part (tests fix it).
     public var now: @Sendable () -> Date = { Date() }
 
