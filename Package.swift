@@ -93,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSyncTests",
-            dependencies: ["StrataSync", "Strata", "StrataStacks", "StrataRandom"],
+            dependencies: ["StrataSync", "Strata", "StrataStacks", "StrataRandom", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -85,6 +85,7 @@ final class RandomSyncRun {
         let cloud = RecordingCloud(folder.map { LocalCloudFileSystem(rootDirectory: $0.url) } ?? memory)
         var options = EnsembleOptions()
         options.baselineEventThreshold = settings.baselineEventThreshold
+        options.mergePieceSize = settings.mergePieceSize
         for i in 0..<settings.peers { devices.append(try await SyncDevice(i, cloud: cloud, model: model, options: options)) }
         attached = Array(repeating: false, count: devices.count)
 

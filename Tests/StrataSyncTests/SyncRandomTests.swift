@@ -24,6 +24,17 @@ import Testing
         }
     }
 
+    /// Merges saved to the store in pieces of 1 to 3 objects: links to objects of a later
+    /// piece, deletes and cascades split over saves, still converge to the oracle.
+    @Test func mergesSavedInSmallPiecesConvergeToTheOracle() async throws {
+        for seed in SyncRunSettings.seeds(2, longCount: 10, first: 7_000) {
+            var settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? Self.longSteps : 120, baselineEventThreshold: [6, 25][Int(seed % 2)])
+            settings.mergePieceSize = 1 + Int(seed % 3)
+            let outcome = try await RandomSyncRun(seed: seed, settings: settings).run()
+            #expect(outcome.edits > 0 && outcome.syncs > 0, "seed \(seed)")
+        }
+    }
+
     @Test func threePeersOverAFolderConvergeToTheOracle() async throws {
         for seed in SyncRunSettings.seeds(1, longCount: 4, first: 9_000) {
             let settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? 600 : 40, baselineEventThreshold: 8, useFolder: true)

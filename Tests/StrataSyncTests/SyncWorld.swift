@@ -13,6 +13,8 @@ struct SyncRunSettings: Sendable {
     /// When set, the memory cloud injects these faults until the final round.
     var faults: FaultPlan?
     var useFolder = false
+    /// Objects per store save when a sync materializes its merge (``EnsembleOptions/mergePieceSize``).
+    var mergePieceSize = EnsembleOptions().mergePieceSize
 
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
     static var isLong: Bool { environment["STRATA_LONG"] == "1" }

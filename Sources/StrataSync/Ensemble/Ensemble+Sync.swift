@@ -41,12 +41,9 @@ extension Ensemble {
             let events = changeFiles(in: eventItems, kind: .events)
             try await mergeEvents(events, into: current, report: &report)
             self.report(.progress(.sync, .savingToStore))
-            let outcome = try await materializer.apply(try materializer.plan(), coordinator: coordinator)
-            report.objectsWritten = outcome.objectCount
-            report.changes = ChangeSetSummary(inserted: outcome.changes.inserted.count, updated: outcome.changes.updated.count, deleted: outcome.changes.deleted.count)
-            if !outcome.changes.isEmpty { mergeObservers.publish(outcome.changes) }
+            let written = try await materialize(materializer, report: &report)
             // What the merge changed beyond the state (a cascade, a nullified inverse) goes out too.
-            report.exportedRecords += try await exportHistory(current, skipping: outcome.written)
+            report.exportedRecords += try await exportHistory(current, skipping: written)
             try await uploadOutbox(current)
             if events.count > options.baselineEventThreshold {
                 self.report(.progress(.sync, .compacting))
@@ -55,6 +52,37 @@ extension Ensemble {
             }
             return report
         }
+    }
+
+    /// Saves the dirty objects to the store in pieces (``EnsembleOptions/mergePieceSize``),
+    /// publishing each piece's change set; returns the objects written as the state has them.
+    func materialize(_ materializer: StoreMaterializer, report: inout SyncReport) async throws(SyncError) -> Set<ObjectID> {
+        var cursor: GlobalObjectKey?
+        var written: Set<ObjectID> = []
+        var inserted = 0, updated = 0, deleted = 0
+        // Pass 1 writes every piece; objects linked to a later piece's new objects stay dirty
+        // and pass 2 writes them again, once every object is in the store.
+        var isLastPass = false, deferred = false
+        while true {
+            let piece = try materializer.plan(after: cursor, limit: options.mergePieceSize, isLastPass: isLastPass)
+            guard let last = piece.keys.last else {
+                guard deferred && !isLastPass else { break }
+                isLastPass = true
+                cursor = nil
+                continue
+            }
+            cursor = last
+            deferred = deferred || piece.hasDeferred
+            let outcome = try await materializer.apply(piece, coordinator: coordinator)
+            report.objectsWritten += outcome.objectCount
+            inserted += outcome.changes.inserted.count
+            updated += outcome.changes.updated.count
+            deleted += outcome.changes.deleted.count
+            written.formUnion(outcome.written)
+            if !outcome.changes.isEmpty { mergeObservers.publish(outcome.changes) }
+        }
+        report.changes = ChangeSetSummary(inserted: inserted, updated: updated, deleted: deleted)
+        return written
     }
 
     /// Uploads the files waiting in the outbox: blobs first (a file is listed only once what
@@ -133,12 +161,22 @@ extension Ensemble {
     /// Refuses a payload this peer can't merge faithfully: names its model lacks, or an
     /// event whose records claim another peer's or another count's stamp.
     func validate(_ payload: EventPayload, of header: ChangeFileHeader, path: String) throws(SyncError) {
+        try validate(coverage: payload.coverage, of: header, path: path)
+        try validate(payload.records, of: header, path: path)
+    }
+
+    /// Refuses a coverage a file cannot hold.
+    func validate(coverage: [EventCoverage], of header: ChangeFileHeader, path: String) throws(SyncError) {
         // A baseline holds only files older than itself (its writer's count passed theirs), so
         // a forged one cannot hide later files of another peer; an event file covers nothing.
-        for entry in payload.coverage where header.kind != .baseline || entry.lamport >= Int64(header.lamport) || (try? PeerID(entry.peer)) == nil {
+        for entry in coverage where header.kind != .baseline || entry.lamport >= Int64(header.lamport) || (try? PeerID(entry.peer)) == nil {
             throw SyncError(.corruptFile, "the file claims to hold files it cannot hold (\(entry.peer) up to count \(entry.lamport))", path: path)
         }
-        for stamped in payload.records {
+    }
+
+    /// Refuses records this peer can't merge faithfully (see ``validate(_:of:path:)``).
+    func validate(_ records: [StampedRecord], of header: ChangeFileHeader, path: String) throws(SyncError) {
+        for stamped in records {
             if header.kind == .events, stamped.stamp.peer != header.peer.rawValue || stamped.stamp.lamport != Int64(header.lamport) {
                 throw SyncError(.corruptFile, "an event file's record carries a stamp of another peer or count", path: path)
             }
@@ -168,19 +206,80 @@ extension Ensemble {
         }
     }
 
-    /// Merges the newest baseline if this peer has not merged it yet.
+    /// Merges the newest baseline if this peer has not merged it yet, in pieces of
+    /// ``baselineRecordPiece`` records (a baseline of a large store is never held decoded
+    /// whole), all in one state transaction: it merges whole or not at all.
     func mergeNewestBaseline(_ names: [ChangeFileName], into state: SyncState, report: inout SyncReport) async throws(SyncError) {
         for name in names.reversed() {
             if try state.read({ tx in try tx.isIntegrated(name.rawValue) }) { return }
-            guard let (file, payload) = await download(name, in: layout.baselines, report: &report) else { continue }
+            guard let (file, blobs, path) = await downloadBaseline(name, report: &report) else { continue }
             try state.write { tx in
-                try tx.merge(payload.records, dirty: true)
-                try tx.absorbCoverage(payload.coverage)
+                // The bytes were read through once already: nothing here throws but the state.
+                let head = try EventPayload.decode(file.payload, file: path, piece: Self.baselineRecordPiece) { records in
+                    try tx.merge(BlobTransport.substitute(records, blobs: blobs), dirty: true)
+                }
+                try tx.absorbCoverage(head.coverage)
                 try tx.markIntegrated(name.rawValue, peer: file.header.peer.rawValue, sequence: 0, lamport: Int64(file.header.lamport))
                 try advanceClock(tx, to: Int64(file.header.lamport))
             }
             report.mergedBaseline = true
             return
+        }
+    }
+
+    /// Records per piece of a baseline's merge.
+    static let baselineRecordPiece = 20_000
+
+    /// Downloads a baseline and reads it through once, piece by piece: it is checked as
+    /// ``download(_:in:report:)`` checks a file, and its blobs are fetched. `nil` when it
+    /// vanished or is skipped (reported).
+    func downloadBaseline(_ name: ChangeFileName, report: inout SyncReport) async -> (ChangeFile, blobs: [String: [UInt8]], path: String)? {
+        let path: CloudPath
+        do { path = try layout.baselines.appending(name.cloudName) } catch { return nil }
+        let data: Data
+        do {
+            data = try await cloud { try await cloudFileSystem.download(from: path) }
+        } catch where error.code == .notFound {
+            return nil
+        } catch {
+            report.skippedFiles.append(.init(path: path.rawValue, error: error))
+            return nil
+        }
+        do {
+            let file = try ChangeFile.decode(data, options: .init(maxPayloadSize: cloudFileSystem.limits.maxFileSize, expectedName: name))
+            let header = file.header
+            var references: [BlobTransport.Reference] = []
+            var referring: [StampedRecord] = []   // checked once their blobs are in
+            let head: (sequence: Int64, coverage: [EventCoverage])
+            do {
+                head = try EventPayload.decode(file.payload, file: path.rawValue, piece: Self.baselineRecordPiece) { records in
+                    var plain: [StampedRecord] = []
+                    plain.reserveCapacity(records.count)
+                    for stamped in records {
+                        if let reference = try BlobTransport.reference(in: stamped, lamport: header.lamport, peer: header.peer, path: path.rawValue) {
+                            references.append(reference)
+                            referring.append(stamped)
+                        } else {
+                            plain.append(stamped)
+                        }
+                    }
+                    try validate(plain, of: header, path: path.rawValue)
+                }
+            } catch let error as SyncError {
+                throw error
+            } catch {
+                throw SyncError(.corruptFile, "the baseline could not be read: \(error)", path: path.rawValue)
+            }
+            try validate(coverage: head.coverage, of: header, path: path.rawValue)
+            let blobs = try await BlobTransport.fetch(references, path: path.rawValue, cloud: cloudFileSystem, folder: layout.blobs)
+            try validate(BlobTransport.substitute(referring, blobs: blobs), of: header, path: path.rawValue)
+            return (file, blobs, path.rawValue)
+        } catch let error as SyncError {
+            report.skippedFiles.append(.init(path: path.rawValue, error: error))
+            return nil
+        } catch {
+            report.skippedFiles.append(.init(path: path.rawValue, error: SyncError(.corruptFile, "the baseline could not be read: \(error)", path: path.rawValue)))
+            return nil
         }
     }
 

@@ -19,6 +19,11 @@ public struct EnsembleOptions: Sendable {
     /// Property values larger than this many bytes (a photo, a document) travel as separate
     /// files under `blobs/`, so event files stay small and a value is downloaded once.
     public var blobThreshold = 64 * 1024
+    /// A sync saves the objects it merged to the store in pieces of this many objects, one
+    /// save each (each piece's change set is published on its own): memory stays bounded
+    /// however large a baseline or a backlog is, and a stack's main context merges smaller
+    /// change sets.
+    public var mergePieceSize = 20_000
     /// The clock of the stamps' wall-clock part (tests fix it).
     public var now: @Sendable () -> Date = { Date() }
 

@@ -69,13 +69,31 @@ enum BlobTransport {
     ///   checksum differs; the cloud's errors (`notFound` while a blob is still on its way).
     static func internalize(_ payload: EventPayload, lamport: UInt64, peer: PeerID, path: String,
                             cloud: any CloudFileSystem, folder: CloudPath) async throws(SyncError) -> EventPayload {
+        var references: [Reference] = []
+        for stamped in payload.records {
+            if let reference = try reference(in: stamped, lamport: lamport, peer: peer, path: path) { references.append(reference) }
+        }
+        guard !references.isEmpty else { return payload }
+        let blobs = try await fetch(references, path: path, cloud: cloud, folder: folder)
         var result = payload
-        let prefix = prefix(lamport: lamport, peer: peer)
-        for (index, stamped) in payload.records.enumerated() {
-            guard case .cell(let key, let property, let value) = stamped.record, let reference = Reference(value) else { continue }
-            guard reference.name.hasPrefix(prefix), reference.name.hasSuffix(".blob"), (try? CloudName(reference.name)) != nil else {
-                throw SyncError(.corruptFile, "the file refers to a blob that is not its own: \(reference.name)", path: path)
-            }
+        result.records = substitute(payload.records, blobs: blobs)
+        return result
+    }
+
+    /// The blob reference `stamped` holds, if any, checked to be one of the file's own
+    /// (written at `lamport` by `peer`).
+    static func reference(in stamped: StampedRecord, lamport: UInt64, peer: PeerID, path: String) throws(SyncError) -> Reference? {
+        guard case .cell(_, _, let value) = stamped.record, let reference = Reference(value) else { return nil }
+        guard reference.name.hasPrefix(prefix(lamport: lamport, peer: peer)), reference.name.hasSuffix(".blob"), (try? CloudName(reference.name)) != nil else {
+            throw SyncError(.corruptFile, "the file refers to a blob that is not its own: \(reference.name)", path: path)
+        }
+        return reference
+    }
+
+    /// Downloads and checks the blobs of `references`; returns their bytes by name.
+    static func fetch(_ references: [Reference], path: String, cloud: any CloudFileSystem, folder: CloudPath) async throws(SyncError) -> [String: [UInt8]] {
+        var blobs: [String: [UInt8]] = [:]
+        for reference in references where blobs[reference.name] == nil {
             let blob = try folder.appending(reference.name)
             let data: Data
             do { data = try await cloud.download(from: blob) } catch let error as SyncError { throw error } catch {
@@ -84,8 +102,18 @@ enum BlobTransport {
             guard data.count == reference.size, CRC32.checksum(data) == reference.checksum else {
                 throw SyncError(.corruptFile, "the blob \(reference.name) does not match its reference (size or checksum)", path: path)
             }
-            result.records[index] = StampedRecord(stamp: stamped.stamp, record: .cell(key, property: property, value: [UInt8](data)))
+            blobs[reference.name] = [UInt8](data)
         }
-        return result
+        return blobs
+    }
+
+    /// `records` with each reference replaced by its blob's bytes from `blobs`.
+    static func substitute(_ records: [StampedRecord], blobs: [String: [UInt8]]) -> [StampedRecord] {
+        guard !blobs.isEmpty else { return records }
+        return records.map { stamped in
+            guard case .cell(let key, let property, let value) = stamped.record, let reference = Reference(value),
+                  let bytes = blobs[reference.name] else { return stamped }
+            return StampedRecord(stamp: stamped.stamp, record: .cell(key, property: property, value: bytes))
+        }
     }
 }

@@ -81,6 +81,24 @@ struct EventPayload: Hashable, Sendable {
     /// (the container's checksum passed, so this is a writer's bug or a forged file) and
     /// ``SyncError/Code/unknownFormatVersion`` for a later version.
     static func decode(_ data: Data, file: String) throws(SyncError) -> EventPayload {
+        var records: [StampedRecord] = []
+        do {
+            let head = try decode(data, file: file, piece: Int.max) { piece in records += piece }
+            return EventPayload(sequence: head.sequence, coverage: head.coverage, records: records)
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.corruptFile, "the event payload could not be read: \(error)", path: file)
+        }
+    }
+
+    /// Decodes a payload's records in pieces of at most `piece` records, handing each to
+    /// `body` (so a large baseline is never held decoded whole); returns the sequence and the
+    /// coverage. Throws as ``decode(_:file:)`` does, after `body` has seen the pieces before
+    /// the damage: a caller that must merge all or nothing runs it inside one transaction.
+    /// Rethrows what `body` throws.
+    static func decode(_ data: Data, file: String, piece: Int,
+                       _ body: ([StampedRecord]) throws -> Void) throws -> (sequence: Int64, coverage: [EventCoverage]) {
         var reader = ByteReader([UInt8](data))
         func damaged(_ what: String) -> SyncError { SyncError(.corruptFile, "the event payload is damaged (\(what))", path: file) }
         guard let version = reader.read(UInt8.self) else { throw damaged("empty") }
@@ -111,8 +129,9 @@ struct EventPayload: Hashable, Sendable {
         }
         func name(_ raw: UInt64?) -> String? { raw.flatMap { Int(exactly: $0) }.flatMap { $0 < names.count ? names[$0] : nil } }
         guard let recordCount = reader.readCount() else { throw damaged("records") }
+        let pieceSize = max(1, min(piece, recordCount))
         var records: [StampedRecord] = []
-        records.reserveCapacity(recordCount)
+        records.reserveCapacity(pieceSize)
         for _ in 0..<recordCount {
             guard let rawKind = reader.read(UInt8.self), let kind = Kind(rawValue: rawKind),
                   let stampRaw = reader.readVarint(), let s = Int(exactly: stampRaw), s < stamps.count,
@@ -131,8 +150,13 @@ struct EventPayload: Hashable, Sendable {
                 record = .member(key, relationship: relationship, member: member, present: present == 1)
             }
             records.append(StampedRecord(stamp: stamps[s], record: record))
+            if records.count == pieceSize {
+                try body(records)
+                records.removeAll(keepingCapacity: true)
+            }
         }
         guard reader.isAtEnd else { throw damaged("trailing bytes") }
-        return EventPayload(sequence: sequence, coverage: coverage, records: records)
+        if !records.isEmpty { try body(records) }
+        return (sequence, coverage)
     }
 }

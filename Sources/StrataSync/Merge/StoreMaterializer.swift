@@ -2,13 +2,19 @@ import Foundation
 import Strata
 
 /// Brings the store up to date with the merge state: every object a merge changed (marked
-/// dirty) is inserted, updated or deleted through one context save, so the stack's contexts
-/// and fetched results hear of it as of any other save.
+/// dirty) is inserted, updated or deleted through context saves, so the stack's contexts and
+/// fetched results hear of it as of any other save. The dirty objects go in *pieces* of
+/// ``EnsembleOptions/mergePieceSize``, in global order, one save each, so memory stays bounded
+/// however many objects a baseline or a backlog brings.
 ///
 /// New objects' rows are reserved first and written to the state as *pending*; the state
-/// confirms them after the save. A crash between the two is repaired by
-/// ``recoverPending(coordinator:)`` before the next merge: a pending row the store has is
-/// confirmed, one it lacks is forgotten (its object is still dirty and is inserted again).
+/// confirms them, and marks the piece's objects clean, after the piece's save. A crash between
+/// the two is repaired by ``recoverPending(coordinator:)`` before the next merge: a pending row
+/// the store has is confirmed, one it lacks is forgotten (its object is still dirty and is
+/// inserted again); the pieces not yet saved are still dirty.
+///
+/// A relationship to an object of a later piece (not in the store yet) is left out of its
+/// piece: that object's own piece sets the link from its side, through the inverse.
 struct StoreMaterializer: Sendable {
     let model: SyncModel
     let state: SyncState
@@ -24,6 +30,8 @@ struct StoreMaterializer: Sendable {
         var attributes: [(String, PropertyValue)] = []
         var toOnes: [(String, Target?)] = []
         var toManys: [(String, [Target], ordered: Bool)] = []
+        /// Linked to an object a later piece creates: written now, and again in the next pass.
+        var deferred = false
     }
 
     /// A relationship's target: its global key and, if it has one, its row in the store.
@@ -41,22 +49,46 @@ struct StoreMaterializer: Sendable {
         var written: Set<ObjectID> = []
     }
 
-    /// Reads the dirty objects into a plan.
-    func plan() throws(SyncError) -> [Planned] {
-        try state.read { tx in
-            let dirty = try tx.dirtyObjectsWithValues()
+    /// One piece of the dirty objects: its keys (all of them, marked clean once the piece is
+    /// saved) and the plan of those the model knows.
+    struct Piece: Sendable {
+        var keys: [GlobalObjectKey] = []
+        var planned: [Planned] = []
+
+        /// The keys to mark clean after the save: all but the deferred.
+        var keysDone: [GlobalObjectKey] {
+            let deferred = Set(planned.lazy.filter(\.deferred).map(\.key))
+            return deferred.isEmpty ? keys : keys.filter { !deferred.contains($0) }
+        }
+
+        var hasDeferred: Bool { planned.contains(where: \.deferred) }
+    }
+
+    /// Reads the next `limit` dirty objects after `cursor` into a plan. Unless `isLastPass`,
+    /// an object linked to an object that exists but is not in the store yet (a later piece
+    /// creates it) is marked ``Planned/deferred``: it stays dirty for the next pass.
+    func plan(after cursor: GlobalObjectKey?, limit: Int, isLastPass: Bool) throws(SyncError) -> Piece {
+        try state.write { tx in
+            let dirty = try tx.dirtyObjectsWithValues(after: cursor, limit: max(1, limit))
             var targets: [GlobalObjectKey: Target?] = [:]
             for (key, object, _, _) in dirty { targets[key] = object.exists ? Target(key: key, localKey: object.localKey) : .some(nil) }
+            let pieceKeys = Set(targets.keys)
+            var linksAhead = false
             func target(_ key: GlobalObjectKey) throws -> Target? {
-                if let known = targets[key] { return known }
+                if let known = targets[key] {
+                    if !pieceKeys.contains(key), let known, known.localKey == nil { linksAhead = true }
+                    return known
+                }
                 let found = try tx.object(key).flatMap { $0.exists ? Target(key: key, localKey: $0.localKey) : nil }
                 targets[key] = .some(found)
+                if let found, found.localKey == nil { linksAhead = true }
                 return found
             }
             var planned: [Planned] = []
             planned.reserveCapacity(dirty.count)
             for (key, object, cells, members) in dirty {
                 guard let plan = model.entities[key.entity] else { continue }
+                linksAhead = false
                 var item = Planned(key: key, localKey: object.localKey, exists: object.exists)
                 guard object.exists else { planned.append(item); continue }
                 for attribute in plan.attributes {
@@ -75,13 +107,14 @@ struct StoreMaterializer: Sendable {
                         order = listed.filter { present.contains($0) && seen.insert($0).inserted }
                     }
                     let listed = Set(order)
-                    order += present.filter { !listed.contains($0) }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+                    order += present.filter { !listed.contains($0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                     let resolved = try order.compactMap { try target(GlobalObjectKey(entity: relationship.destination, gid: $0)) }
                     item.toManys.append((relationship.name, resolved, relationship.isOrdered))
                 }
+                item.deferred = linksAhead && !isLastPass
                 planned.append(item)
             }
-            return planned
+            return Piece(keys: dirty.map(\.0), planned: planned)
         }
     }
 
@@ -112,9 +145,13 @@ struct StoreMaterializer: Sendable {
         }
     }
 
-    /// Writes `planned` to the store in one save and records the result in the state.
-    func apply(_ planned: [Planned], coordinator: StoreCoordinator) async throws(SyncError) -> Outcome {
-        guard !planned.isEmpty else { return Outcome(changes: ChangeSet(), objectCount: 0) }
+    /// Writes `piece` to the store in one save and records the result in the state.
+    func apply(_ piece: Piece, coordinator: StoreCoordinator) async throws(SyncError) -> Outcome {
+        let planned = piece.planned
+        guard !planned.isEmpty else {
+            try state.write { tx in try tx.clearDirty(piece.keysDone) }
+            return Outcome(changes: ChangeSet(), objectCount: 0)
+        }
         let model = self.model, state = self.state
         // A save made meanwhile wins over the merge for the keys it touched: it is the later
         // edit, and the next export sends it with a later stamp.
@@ -136,8 +173,8 @@ struct StoreMaterializer: Sendable {
         try state.write { tx in
             for (key, row) in written.created { try tx.setLocalKey(key, row, pending: false) }
             for key in written.deleted { try tx.setLocalKey(key, nil) }
-            // Every dirty object was planned (the plan reads them all; only this actor writes the state).
-            try tx.clearAllDirty()
+            // Only this actor writes the state: the piece's objects are as the plan read them.
+            try tx.clearDirty(piece.keysDone)
         }
         let changes = collected.merged
         // An object the save's delete rules removed is a change beyond the state: not skipped.

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// Binds and runs a prepared statement through SQLite's C API: the merge runs one statement
-/// per record, and GRDB's argument objects cost more than the statement itself there.
+/// Binds, runs and reads a prepared statement through SQLite's C API: the merge runs a few
+/// statements per object, and GRDB's argument and row objects cost more than the statement
+/// itself there.
 struct RawBinding {
     let statement: Statement
     private var index: Int32 = 0
@@ -29,6 +30,11 @@ struct RawBinding {
         sqlite3_bind_int64(statement.sqliteStatement, index, value)
     }
 
+    mutating func bindNull() {
+        index += 1
+        sqlite3_bind_null(statement.sqliteStatement, index)
+    }
+
     mutating func bind(_ bytes: [UInt8]) {
         index += 1
         let handle = statement.sqliteStatement, index = self.index
@@ -45,6 +51,35 @@ struct RawBinding {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
         }
         return Int(sqlite3_changes(db.sqliteConnection))
+    }
+
+    /// Steps a query: `true` with a row to read (``int64(_:)``, ``text(_:)``, ``bytes(_:)``),
+    /// `false` when there is none. Call ``reset()`` once done with the row.
+    func step(_ db: Database) throws -> Bool {
+        let code = sqlite3_step(statement.sqliteStatement)
+        if code == SQLITE_ROW { return true }
+        sqlite3_reset(statement.sqliteStatement)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+        }
+        return false
+    }
+
+    func reset() { sqlite3_reset(statement.sqliteStatement) }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement.sqliteStatement, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement.sqliteStatement, column) }
+
+    func text(_ column: Int32) -> String {
+        guard let chars = sqlite3_column_text(statement.sqliteStatement, column) else { return "" }
+        return String(cString: chars)
+    }
+
+    func bytes(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement.sqliteStatement, column))
+        guard count > 0, let base = sqlite3_column_blob(statement.sqliteStatement, column) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// SQLite copies the bound bytes.

@@ -38,16 +38,29 @@ struct StateTransaction {
     }
 
     func setLocalKey(_ key: GlobalObjectKey, _ localKey: Int64?, pending: Bool = false) throws {
-        try db.cachedStatement(sql: "INSERT INTO objects (entity, gid, local_key, pending) VALUES (?, ?, ?, ?) ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key, pending = excluded.pending").execute(
-                       arguments: [key.entity, key.gid, localKey, pending])
+        var binding = RawBinding(try db.cachedStatement(sql: """
+            INSERT INTO objects (entity, gid, local_key, pending) VALUES (?, ?, ?, ?)
+            ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key, pending = excluded.pending
+            """))
+        binding.bind(key.entity); binding.bind(key.gid)
+        if let localKey { binding.bind(localKey) } else { binding.bindNull() }
+        binding.bind(pending ? 1 : 0)
+        _ = try binding.run(db)
     }
 
     /// The winning value of every property of `key`.
     func cells(of key: GlobalObjectKey) throws -> [String: [UInt8]] {
-        var result: [String: [UInt8]] = [:]
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT property, value FROM cells WHERE entity = ? AND gid = ?"), arguments: [key.entity, key.gid])
-        while let row = try rows.next() { result[row[0]] = [UInt8](row[1] as Data) }
-        return result
+        let bytes = try Data.fetchOne(db.cachedStatement(sql: "SELECT cells FROM objects WHERE entity = ? AND gid = ?"), arguments: [key.entity, key.gid])
+        return try Self.unpack(bytes.map { [UInt8]($0) }, key).values
+    }
+
+    /// The cells packed in an objects row (`nil`: none yet).
+    static func unpack(_ bytes: [UInt8]?, _ key: GlobalObjectKey) throws -> PackedCells {
+        guard let bytes, !bytes.isEmpty else { return PackedCells() }
+        guard let cells = PackedCells(bytes) else {
+            throw SyncError(.corruptState, "the local sync state holds damaged cells for \(key.entity) \(key.gid)")
+        }
+        return cells
     }
 
     /// The members of `key`'s to-many `relationship` whose latest record is a join.
@@ -56,26 +69,35 @@ struct StateTransaction {
                                 arguments: [key.entity, key.gid, relationship]))
     }
 
-    /// Every dirty object with what the state says of it, its cells and its present members
-    /// (three queries, whatever the count), in global order.
-    func dirtyObjectsWithValues() throws -> [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<String>])] {
+    /// The next `limit` dirty objects after `cursor` (all of them from the start when `nil`),
+    /// in global order, with what the state says of each, its cells and its present members:
+    /// four statements per piece, whatever its size. Runs in a write transaction (the piece's
+    /// keys go to a temporary table of this connection).
+    func dirtyObjectsWithValues(after cursor: GlobalObjectKey?, limit: Int) throws -> [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<String>])] {
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS piece (entity TEXT NOT NULL, gid TEXT NOT NULL, PRIMARY KEY (entity, gid)) WITHOUT ROWID")
+        try db.execute(sql: "DELETE FROM temp.piece")
+        // The partial index objects_dirty_keys serves the range and the order.
+        try db.execute(sql: """
+            INSERT INTO temp.piece SELECT entity, gid FROM objects WHERE dirty = 1 AND (entity, gid) > (?, ?) ORDER BY entity, gid LIMIT ?
+            """, arguments: [cursor?.entity ?? "", cursor?.gid ?? "", limit])
         var objects: [GlobalObjectKey: ObjectState] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT entity, gid, local_key, \(Self.existsSQL), pending FROM objects WHERE dirty = 1") {
-            objects[GlobalObjectKey(entity: row[0], gid: row[1])] = ObjectState(localKey: row[2], exists: row[3], pending: row[4])
+        objects.reserveCapacity(limit)
+        var cells: [GlobalObjectKey: [String: [UInt8]]] = [:]
+        cells.reserveCapacity(limit)
+        // CROSS JOIN keeps the order: the piece's keys first, then their rows by key.
+        let objectRows = try Row.fetchCursor(db, sql: """
+            SELECT o.entity, o.gid, local_key, \(Self.existsSQL), pending, cells FROM temp.piece p CROSS JOIN objects o ON o.entity = p.entity AND o.gid = p.gid
+            """)
+        while let row = try objectRows.next() {
+            let key = GlobalObjectKey(entity: row[0], gid: row[1])
+            objects[key] = ObjectState(localKey: row[2], exists: row[3], pending: row[4])
+            cells[key] = try Self.unpack((row[5] as Data?).map { [UInt8]($0) }, key).values
         }
         guard !objects.isEmpty else { return [] }
-        // CROSS JOIN keeps the order: the few dirty objects first, then their rows by key.
-        var cells: [GlobalObjectKey: [String: [UInt8]]] = [:]
-        let cellRows = try Row.fetchCursor(db, sql: """
-            SELECT c.entity, c.gid, c.property, c.value FROM objects o CROSS JOIN cells c ON c.entity = o.entity AND c.gid = o.gid WHERE o.dirty = 1
-            """)
-        while let row = try cellRows.next() {
-            cells[GlobalObjectKey(entity: row[0], gid: row[1]), default: [:]][row[2]] = [UInt8](row[3] as Data)
-        }
         var members: [GlobalObjectKey: [String: Set<String>]] = [:]
         let memberRows = try Row.fetchCursor(db, sql: """
-            SELECT m.entity, m.gid, m.relationship, m.member FROM objects o CROSS JOIN members m ON m.entity = o.entity AND m.gid = o.gid
-            WHERE o.dirty = 1 AND m.present = 1
+            SELECT m.entity, m.gid, m.relationship, m.member FROM temp.piece p CROSS JOIN members m ON m.entity = p.entity AND m.gid = p.gid
+            WHERE m.present = 1
             """)
         while let row = try memberRows.next() {
             members[GlobalObjectKey(entity: row[0], gid: row[1]), default: [:]][row[2], default: []].insert(row[3])
@@ -83,11 +105,15 @@ struct StateTransaction {
         return objects.keys.sorted().map { key in (key, objects[key]!, cells[key] ?? [:], members[key] ?? [:]) }
     }
 
-    /// Marks every object clean (after a merge's save wrote every dirty one).
-    func clearAllDirty() throws {
-        try db.execute(sql: "UPDATE objects SET dirty = 0 WHERE dirty = 1")
+    /// Marks `keys` clean (after a merge's save wrote them).
+    func clearDirty(_ keys: [GlobalObjectKey]) throws {
+        let statement = try db.cachedStatement(sql: "UPDATE objects SET dirty = 0 WHERE entity = ? AND gid = ?")
+        for key in keys {
+            var binding = RawBinding(statement)
+            binding.bind(key.entity); binding.bind(key.gid)
+            _ = try binding.run(db)
+        }
     }
-
 
     func markDirty(_ key: GlobalObjectKey) throws {
         try db.cachedStatement(sql: "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1").execute(
@@ -105,83 +131,116 @@ struct StateTransaction {
     /// Merges stamped records: each wins where its stamp is newer than what the state holds.
     /// `dirty` marks the objects that changed for the store (remote records) or not (records
     /// exported from the store itself). Returns how many records changed the state.
+    ///
+    /// Records of one object in a row (files list an object's records together) cost one
+    /// read and at most one write of its `objects` row, whatever the number of cells; each
+    /// to-many member is its own row. Objects are merged in key order.
     @discardableResult
     func merge(_ records: [StampedRecord], dirty: Bool) throws -> Int {
-        var changed = 0
-        var touched: Set<GlobalObjectKey> = []
-        for record in records where try merge(record, dirty: dirty) {
-            changed += 1
-            switch record.record {
-            case .cell(let key, _, _), .member(let key, _, _, _): touched.insert(key)
-            case .insert, .delete: break
-            }
+        let statements = MergeStatements(
+            select: try db.cachedStatement(sql: "SELECT ins_l, ins_t, ins_p, del_l, del_t, del_p, cells FROM objects WHERE entity = ? AND gid = ?"),
+            insert: try db.cachedStatement(sql: """
+                INSERT INTO objects (entity, gid, ins_l, ins_t, ins_p, del_l, del_t, del_p, cells, dirty) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """),
+            update: try db.cachedStatement(sql: """
+                UPDATE objects SET ins_l = ?, ins_t = ?, ins_p = ?, del_l = ?, del_t = ?, del_p = ?, cells = ?, dirty = MAX(dirty, ?) WHERE entity = ? AND gid = ?
+                """),
+            member: try db.cachedStatement(sql: Self.mergeMemberSQL))
+        // Runs of one object's records, merged in key order: the state's B-trees are walked
+        // forward, not at random (at 100 000 objects, random order costs several times more).
+        // Records of different objects never interact; one object's runs keep their order.
+        var runs: [(key: GlobalObjectKey, range: Range<Int>)] = []
+        var start = records.startIndex
+        while start < records.endIndex {
+            let key = records[start].record.object
+            var end = start + 1
+            while end < records.endIndex, records[end].record.object == key { end += 1 }
+            runs.append((key, start..<end))
+            start = end
         }
-        let sql = dirty
-            ? "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1"
-            : "INSERT OR IGNORE INTO objects (entity, gid) VALUES (?, ?)"
-        let statement = try db.cachedStatement(sql: sql)
-        for key in touched { try statement.execute(arguments: [key.entity, key.gid]) }
+        runs.sort { $0.key != $1.key ? $0.key < $1.key : $0.range.lowerBound < $1.range.lowerBound }
+        var changed = 0
+        for run in runs { changed += try merge(records[run.range], of: run.key, dirty: dirty, statements) }
         return changed
     }
 
-    private static func mergeStampSQL(_ prefix: String) -> String {
-        """
-        INSERT INTO objects (entity, gid, \(prefix)_l, \(prefix)_t, \(prefix)_p, dirty) VALUES (?, ?, ?, ?, ?, ?)
-        ON CONFLICT (entity, gid) DO UPDATE SET \(prefix)_l = excluded.\(prefix)_l, \(prefix)_t = excluded.\(prefix)_t,
-            \(prefix)_p = excluded.\(prefix)_p, dirty = MAX(dirty, excluded.dirty)
-        WHERE objects.\(prefix)_l IS NULL OR (excluded.\(prefix)_l, excluded.\(prefix)_t, excluded.\(prefix)_p) > (objects.\(prefix)_l, objects.\(prefix)_t, objects.\(prefix)_p)
-        """
+    private struct MergeStatements {
+        let select, insert, update, member: Statement
     }
-    private static let mergeInsertSQL = mergeStampSQL("ins")
-    private static let mergeDeleteSQL = mergeStampSQL("del")
 
-    /// Merges one record; its object's row is the caller's to touch.
-    private func merge(_ stamped: StampedRecord, dirty: Bool) throws -> Bool {
-        let s = stamped.stamp
-        var binding: RawBinding
-        switch stamped.record {
-        case .insert(let key), .delete(let key):
-            let isInsert = if case .insert = stamped.record { true } else { false }
-            binding = RawBinding(try db.cachedStatement(sql: isInsert ? Self.mergeInsertSQL : Self.mergeDeleteSQL))
-            binding.bind(key.entity); binding.bind(key.gid)
-            binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)
-            binding.bind(dirty ? 1 : 0)
-        case .cell(let key, let property, let value):
-            binding = RawBinding(try db.cachedStatement(sql: """
-                INSERT INTO cells (entity, gid, property, l, t, p, value) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (entity, gid, property) DO UPDATE SET l = excluded.l, t = excluded.t, p = excluded.p, value = excluded.value
-                WHERE (excluded.l, excluded.t, excluded.p) > (cells.l, cells.t, cells.p)
-                """))
-            binding.bind(key.entity); binding.bind(key.gid); binding.bind(property)
-            binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)
-            binding.bind(value)
-        case .member(let key, let relationship, let member, let present):
-            binding = RawBinding(try db.cachedStatement(sql: """
-                INSERT INTO members (entity, gid, relationship, member, present, l, t, p) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (entity, gid, relationship, member) DO UPDATE SET present = excluded.present, l = excluded.l, t = excluded.t, p = excluded.p
-                WHERE (excluded.l, excluded.t, excluded.p) > (members.l, members.t, members.p)
-                """))
-            binding.bind(key.entity); binding.bind(key.gid); binding.bind(relationship); binding.bind(member)
-            binding.bind(present ? 1 : 0)
-            binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)
+    private static let mergeMemberSQL = """
+        INSERT INTO members (entity, gid, relationship, member, present, l, t, p) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (entity, gid, relationship, member) DO UPDATE SET present = excluded.present, l = excluded.l, t = excluded.t, p = excluded.p
+        WHERE (excluded.l, excluded.t, excluded.p) > (members.l, members.t, members.p)
+        """
+
+    /// Merges records of one object; returns how many changed the state.
+    private func merge(_ records: ArraySlice<StampedRecord>, of key: GlobalObjectKey, dirty: Bool, _ statements: MergeStatements) throws -> Int {
+        var read = RawBinding(statements.select)
+        read.bind(key.entity); read.bind(key.gid)
+        let hasRow = try read.step(db)
+        func stamp(_ column: Int32) -> Stamp? {
+            read.isNull(column) ? nil : Stamp(lamport: read.int64(column), milliseconds: read.int64(column + 1), peer: read.text(column + 2))
         }
-        return try binding.run(db) > 0
+        var inserted = hasRow ? stamp(0) : nil, deleted = hasRow ? stamp(3) : nil
+        let packed: [UInt8]? = hasRow && !read.isNull(6) ? read.bytes(6) : nil
+        if hasRow { read.reset() }
+        var cells: PackedCells?
+        var stampsChanged = false, cellsChanged = false, membersChanged = false
+        var changed = 0
+        for stamped in records {
+            let s = stamped.stamp
+            switch stamped.record {
+            case .insert:
+                guard inserted.map({ $0 < s }) ?? true else { continue }
+                inserted = s; stampsChanged = true
+            case .delete:
+                guard deleted.map({ $0 < s }) ?? true else { continue }
+                deleted = s; stampsChanged = true
+            case .cell(_, let property, let value):
+                if cells == nil { cells = try Self.unpack(packed, key) }
+                guard cells!.merge(property, value: value, stamp: s) else { continue }
+                cellsChanged = true
+            case .member(_, let relationship, let member, let present):
+                var binding = RawBinding(statements.member)
+                binding.bind(key.entity); binding.bind(key.gid); binding.bind(relationship); binding.bind(member)
+                binding.bind(present ? 1 : 0)
+                binding.bind(s.lamport); binding.bind(s.milliseconds); binding.bind(s.peer)
+                guard try binding.run(db) > 0 else { continue }
+                membersChanged = true
+            }
+            changed += 1
+        }
+        guard stampsChanged || cellsChanged || membersChanged else { return 0 }
+        var write = RawBinding(hasRow ? statements.update : statements.insert)
+        if !hasRow { write.bind(key.entity); write.bind(key.gid) }
+        for stamp in [inserted, deleted] {
+            if let stamp { write.bind(stamp.lamport); write.bind(stamp.milliseconds); write.bind(stamp.peer) } else { write.bindNull(); write.bindNull(); write.bindNull() }
+        }
+        if let cells, !cells.cells.isEmpty { write.bind(cells.bytes) } else if let packed { write.bind(packed) } else { write.bindNull() }
+        write.bind(dirty ? 1 : 0)
+        if hasRow { write.bind(key.entity); write.bind(key.gid) }
+        _ = try write.run(db)
+        return changed
     }
 
     /// The whole merge state as stamped records (for a baseline), in a fixed order.
     func allRecords() throws -> [StampedRecord] {
         var records: [StampedRecord] = []
-        let objects = try Row.fetchCursor(db, sql: "SELECT entity, gid, ins_l, ins_t, ins_p, del_l, del_t, del_p FROM objects ORDER BY entity, gid")
+        var cellRecords: [StampedRecord] = []
+        let objects = try Row.fetchCursor(db, sql: "SELECT entity, gid, ins_l, ins_t, ins_p, del_l, del_t, del_p, cells FROM objects ORDER BY entity, gid")
         while let row = try objects.next() {
             let key = GlobalObjectKey(entity: row[0], gid: row[1])
             if let l: Int64 = row[2] { records.append(StampedRecord(stamp: Stamp(lamport: l, milliseconds: row[3], peer: row[4]), record: .insert(key))) }
             if let l: Int64 = row[5] { records.append(StampedRecord(stamp: Stamp(lamport: l, milliseconds: row[6], peer: row[7]), record: .delete(key))) }
+            let cells = try Self.unpack((row[8] as Data?).map { [UInt8]($0) }, key).cells
+            for property in cells.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                let cell = cells[property]!
+                cellRecords.append(StampedRecord(stamp: cell.stamp, record: .cell(key, property: property, value: cell.value)))
+            }
         }
-        let cells = try Row.fetchCursor(db, sql: "SELECT entity, gid, property, l, t, p, value FROM cells ORDER BY entity, gid, property")
-        while let row = try cells.next() {
-            records.append(StampedRecord(stamp: Stamp(lamport: row[3], milliseconds: row[4], peer: row[5]),
-                                         record: .cell(GlobalObjectKey(entity: row[0], gid: row[1]), property: row[2], value: [UInt8](row[6] as Data))))
-        }
+        // The order of schema 1: every object's stamps, then every cell, then every member.
+        records += cellRecords
         let members = try Row.fetchCursor(db, sql: "SELECT entity, gid, relationship, member, present, l, t, p FROM members ORDER BY entity, gid, relationship, member")
         while let row = try members.next() {
             records.append(StampedRecord(stamp: Stamp(lamport: row[5], milliseconds: row[6], peer: row[7]),

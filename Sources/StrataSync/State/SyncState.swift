@@ -28,6 +28,7 @@ final class SyncState: Sendable {
                 guard version <= SyncStateSchema.version else {
                     throw SyncError(.corruptState, "the local sync state was written by a later version of StrataSync (schema \(version))", path: url.path)
                 }
+                if version > 0 && version < SyncStateSchema.version { try SyncStateSchema.migrate(db, from: version) }
                 for statement in SyncStateSchema.statements { try db.execute(sql: statement) }
                 try db.execute(sql: "PRAGMA user_version = \(SyncStateSchema.version)")
                 let check = try String.fetchOne(db, sql: "PRAGMA quick_check")

@@ -1,33 +1,38 @@
+import Foundation
+import GRDB
+
 /// The tables of a peer's local sync state (one SQLite file per ensemble, beside the store).
 ///
 /// - `meta`: the peer's identifier, its Lamport clock, its next event number, the store's
 ///   history token it has exported up to, and the cloud identity it attached to.
 /// - `objects`: every object the ensemble knows, by entity and global identifier, with the
-///   stamps of its latest insert and delete, its row in the local store (if any), and whether
-///   the store must be brought up to date with it (`dirty`).
-/// - `cells`: each property's winning value and its stamp.
+///   stamps of its latest insert and delete, its row in the local store (if any), whether the
+///   store must be brought up to date with it (`dirty`), and its `cells`: each property's
+///   winning value and its stamp, packed into one blob (``PackedCells``).
 /// - `members`: each to-many member's latest join or leave and its stamp.
 /// - `integrated`: the event files merged; `coverage`: what merged baselines held.
 /// - `outbox`: files written but not yet seen whole in the cloud (`uploaded` once sent, until a
 ///   listing shows them at their size).
+///
+/// Versions: 1 kept one `cells` row per property (text-keyed); 2 packs an object's cells into
+/// its `objects` row, so a merge reads and writes one row per object. A version 1 file is
+/// migrated in place when it is opened (``migrate(_:from:)``); a file of a later version than
+/// this code knows is refused with `corruptState` (delete the local sync data and resync).
 enum SyncStateSchema {
-    static let version = 1
+    static let version = 2
 
     static let statements = [
         "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID",
         """
         CREATE TABLE IF NOT EXISTS objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER, pending INTEGER NOT NULL DEFAULT 0,
             ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (entity, gid)) WITHOUT ROWID
+            cells BLOB, PRIMARY KEY (entity, gid)) WITHOUT ROWID
         """,
         "CREATE UNIQUE INDEX IF NOT EXISTS objects_by_local ON objects (entity, local_key) WHERE local_key IS NOT NULL",
-        "CREATE INDEX IF NOT EXISTS objects_dirty ON objects (dirty) WHERE dirty = 1",
+        // The dirty objects in key order: the materializer reads them in pieces.
+        "DROP INDEX IF EXISTS objects_dirty",
+        "CREATE INDEX IF NOT EXISTS objects_dirty_keys ON objects (entity, gid) WHERE dirty = 1",
         "CREATE INDEX IF NOT EXISTS objects_pending ON objects (pending) WHERE pending = 1",
-        """
-        CREATE TABLE IF NOT EXISTS cells (entity TEXT NOT NULL, gid TEXT NOT NULL, property TEXT NOT NULL,
-            l INTEGER NOT NULL, t INTEGER NOT NULL, p TEXT NOT NULL, value BLOB NOT NULL,
-            PRIMARY KEY (entity, gid, property)) WITHOUT ROWID
-        """,
         """
         CREATE TABLE IF NOT EXISTS members (entity TEXT NOT NULL, gid TEXT NOT NULL, relationship TEXT NOT NULL, member TEXT NOT NULL,
             present INTEGER NOT NULL, l INTEGER NOT NULL, t INTEGER NOT NULL, p TEXT NOT NULL,
@@ -38,4 +43,29 @@ enum SyncStateSchema {
         "CREATE TABLE IF NOT EXISTS coverage (peer TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL, lamport INTEGER NOT NULL) WITHOUT ROWID",
         "CREATE TABLE IF NOT EXISTS outbox (name TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, uploaded INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID",
     ]
+
+    /// Brings a state file of schema `version` (older than ``version``) up to this schema,
+    /// inside the opening transaction.
+    static func migrate(_ db: Database, from version: Int) throws {
+        guard version == 1 else { return }
+        // Schema 1 → 2: each object's `cells` rows become one packed blob in its objects row.
+        try db.execute(sql: "ALTER TABLE objects ADD COLUMN cells BLOB")
+        let write = try db.makeStatement(sql: """
+            INSERT INTO objects (entity, gid, cells) VALUES (?, ?, ?) ON CONFLICT (entity, gid) DO UPDATE SET cells = excluded.cells
+            """)
+        var current: GlobalObjectKey?
+        var packed = PackedCells()
+        func flush() throws {
+            guard let key = current else { return }
+            try write.execute(arguments: [key.entity, key.gid, Data(packed.bytes)])
+        }
+        let rows = try Row.fetchCursor(db, sql: "SELECT entity, gid, property, l, t, p, value FROM cells ORDER BY entity, gid")
+        while let row = try rows.next() {
+            let key = GlobalObjectKey(entity: row[0], gid: row[1])
+            if key != current { try flush(); current = key; packed = PackedCells() }
+            packed.cells[row[2]] = PackedCells.Cell(stamp: Stamp(lamport: row[3], milliseconds: row[4], peer: row[5]), value: [UInt8](row[6] as Data))
+        }
+        try flush()
+        try db.execute(sql: "DROP TABLE cells")
+    }
 }

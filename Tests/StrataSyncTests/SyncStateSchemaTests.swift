@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import Testing
+@testable import StrataSync
+
+/// The state file's schema: a schema 1 file (one `cells` row per property) is migrated in
+/// place to schema 2 (cells packed per object), keeping every cell and stamp; damaged packed
+/// cells are a typed error, not a crash.
+@Suite struct SyncStateSchemaTests {
+    static let book = GlobalObjectKey(entity: "Book", gid: "b1")
+
+    static func stamped(_ lamport: Int64, _ property: String, _ value: [UInt8]) -> StampedRecord {
+        StampedRecord(stamp: Stamp(lamport: lamport, milliseconds: 10, peer: "PEER"), record: .cell(book, property: property, value: value))
+    }
+
+    /// Writes a schema 1 state at `url` holding Book b1 (inserted at count 3) with two cells.
+    static func writeVersion1(at url: URL) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID")
+            try db.execute(sql: """
+                CREATE TABLE objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER, pending INTEGER NOT NULL DEFAULT 0,
+                    ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (entity, gid)) WITHOUT ROWID
+                """)
+            try db.execute(sql: "CREATE INDEX objects_dirty ON objects (dirty) WHERE dirty = 1")
+            try db.execute(sql: """
+                CREATE TABLE cells (entity TEXT NOT NULL, gid TEXT NOT NULL, property TEXT NOT NULL,
+                    l INTEGER NOT NULL, t INTEGER NOT NULL, p TEXT NOT NULL, value BLOB NOT NULL,
+                    PRIMARY KEY (entity, gid, property)) WITHOUT ROWID
+                """)
+            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, ins_l, ins_t, ins_p) VALUES ('Book', 'b1', 7, 3, 10, 'PEER')")
+            try db.execute(sql: "INSERT INTO cells VALUES ('Book', 'b1', 'title', 3, 10, 'PEER', x'01020304')")
+            try db.execute(sql: "INSERT INTO cells VALUES ('Book', 'b1', 'rating', 5, 10, 'PEER', x'05')")
+            try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        try queue.close()
+    }
+
+    @Test func aVersion1StateIsMigratedKeepingEveryCell() throws {
+        let folder = TemporaryFolder()
+        let url = folder.url.appending(path: "state.sqlite")
+        try Self.writeVersion1(at: url)
+        let state = try SyncState(url: url)
+        defer { try? state.close() }
+        #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["title": [1, 2, 3, 4], "rating": [5]])
+        #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
+        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
+        #expect(try state.read { tx in try Bool.fetchOne(tx.db, sql: "SELECT 1 FROM sqlite_master WHERE name = 'cells'") } == nil)
+        // The migrated stamps still decide: a later title wins, an older rating does not.
+        _ = try state.write { tx in try tx.merge([Self.stamped(4, "title", [9]), Self.stamped(4, "rating", [7])], dirty: true) }
+        #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["title": [9], "rating": [5]])
+        let records = try state.read { tx in try tx.allRecords() }
+        #expect(records.count == 3, "the insert and two cells")
+    }
+
+    @Test func damagedPackedCellsAreACorruptStateError() throws {
+        let folder = TemporaryFolder()
+        let state = try SyncState(url: folder.url.appending(path: "state.sqlite"))
+        defer { try? state.close() }
+        _ = try state.write { tx in try tx.merge([Self.stamped(1, "title", [1])], dirty: true) }
+        try state.write { tx in try tx.db.execute(sql: "UPDATE objects SET cells = x'05FF'") }
+        do {
+            _ = try state.read { tx in try tx.cells(of: Self.book) }
+            Issue.record("damaged cells were read without an error")
+        } catch {
+            #expect(error.code == .corruptState)
+        }
+    }
+
+    @Test func packedCellsKeepTheNewestStampAndPackTheSameBytes() throws {
+        var a = PackedCells(), b = PackedCells()
+        let title2B = Stamp(lamport: 2, milliseconds: 0, peer: "B"), title2A = Stamp(lamport: 2, milliseconds: 0, peer: "A")
+        let rating1A = Stamp(lamport: 1, milliseconds: 0, peer: "A")
+        let aMerges = [a.merge("title", value: [1], stamp: title2B), a.merge("rating", value: [2], stamp: rating1A),
+                       a.merge("title", value: [3], stamp: title2A), a.merge("title", value: [4], stamp: title2B)]
+        // An older peer id at the same count loses; an equal stamp keeps the value held.
+        #expect(aMerges == [true, true, false, false])
+        // Another merge order reaches the same cells and the same bytes.
+        let bMerges = [b.merge("rating", value: [2], stamp: rating1A), b.merge("title", value: [3], stamp: title2A),
+                       b.merge("title", value: [1], stamp: title2B)]
+        #expect(bMerges == [true, true, true])
+        #expect(a.bytes == b.bytes)
+        #expect(PackedCells(a.bytes)?.cells == a.cells)
+        #expect(PackedCells(Array(a.bytes.dropLast())) == nil)
+    }
+}
