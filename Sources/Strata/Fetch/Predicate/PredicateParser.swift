@@ -286,12 +286,17 @@ struct PredicateParser {
         }
     }
 
-    /// `folder.name` → `["folder", "name"]`; rejects empty segments.
+    /// `folder.name` → `["folder", "name"]`, `#in.#by` → `["in", "by"]`; rejects empty
+    /// segments and a `#` anywhere but as one escape in front of a key (found by fuzzing:
+    /// `##uid` was the key `#uid` once parsed and `uid` once printed and parsed again).
     static func splitKeyPath(_ path: String, at position: Int) throws(StrataError) -> [String] {
         let segments = path.split(separator: ".", omittingEmptySubsequences: false).map {
             $0.hasPrefix("#") ? String($0.dropFirst()) : String($0)
         }
         guard !segments.contains(where: \.isEmpty) else { throw error("a key path without empty segments, not \"\(path)\"", at: position) }
+        guard !segments.contains(where: { $0.contains("#") }) else {
+            throw error("a key path with # only as one escape in front of a key, not \"\(path)\"", at: position)
+        }
         return segments
     }
 }
