@@ -53,6 +53,34 @@ import Testing
         #expect(Array(parsed.unicodeScalars) == Array(value.unicodeScalars))
     }
 
+    /// 135 nested `!` parsed, and the SQL overflowed SQLite's parser stack when fetched (much
+    /// deeper nesting would overflow the parser's own stack). Nesting is limited to
+    /// `PredicateParser.maximumNesting`; the deepest allowed predicates fetch from a real store.
+    @Test func nestingPastTheLimitIsMalformedAndTheDeepestAllowedFetches() async throws {
+        let limit = PredicateParser.maximumNesting
+        let bangs = String(repeating: "!", count: limit) + "name == 'first'"
+        let mixed = String(repeating: "NOT (", count: limit / 2) + "name == 'first'" + String(repeating: ")", count: limit / 2)
+        for format in ["!" + bangs, "(" + mixed + ")", String(repeating: "(", count: 100_000) + "name == 'x'"] {
+            do { _ = try ObjectPredicate(format: format, arguments: []); Issue.record("nested \(format.count) characters deep: parsed") }
+            catch { #expect(error.code == .malformedPredicate); #expect(error.message.contains("more than \(limit) deep")) }
+        }
+        let directory = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: try CrashModel.make(version: 1), store: .sqlite(directory.file()))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            for name in ["first", "second"] { try context.insert(entityNamed: "Owner").setValue(name, forKey: "name") }
+            try context.save()
+            context.reset()
+            for format in [bangs, mixed] {   // an even number of NOTs: name == 'first'
+                var request = FetchRequest<ManagedObject>(entityName: "Owner")
+                request.predicate = try ObjectPredicate(format: format, arguments: [])
+                let names = try context.fetch(request).map { $0.value(forKey: "name") as? String }
+                #expect(names == ["first"], "\(format)")
+            }
+        }
+        try coordinator.close()
+    }
+
     /// The committed regression inputs parse (or are refused) as above: each file is the
     /// fuzz target's input, an argument-list selector byte and the format.
     @Test func theCommittedRegressionInputsRoundTripOrAreMalformed() throws {

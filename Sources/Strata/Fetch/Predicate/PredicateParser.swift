@@ -8,6 +8,8 @@ struct PredicateParser {
     private var tokens: [PredicateToken] = []
     private var position = 0
     private var argumentIndex = 0
+    /// The `NOT`s and parentheses open at the current token.
+    private var depth = 0
 
     init(format: String, arguments: [Any?]) {
         self.format = format
@@ -81,16 +83,27 @@ struct PredicateParser {
         return nodes.count == 1 ? nodes[0] : .and(nodes)
     }
 
+    /// How deep `NOT`s and parentheses may nest. Found by fuzzing: 135 nested `!` parsed, and
+    /// the SQL they compile to overflowed SQLite's parser stack at fetch time; much deeper
+    /// nesting would overflow this parser's own stack (a trap, from a user's string).
+    static let maximumNesting = 32
+
     private mutating func parseNot() throws(StrataError) -> PredicateNode {
-        if keyword == "NOT" || isSymbol("!") {
+        if keyword == "NOT" || isSymbol("!") || isSymbol("(") {
+            guard depth < Self.maximumNesting else {
+                throw StrataError(.malformedPredicate, "The predicate nests NOT and parentheses more than \(Self.maximumNesting) deep.",
+                                  position: current.position)
+            }
+            depth += 1
+            defer { depth -= 1 }
+            if isSymbol("(") {
+                advance()
+                let node = try parseOr()
+                try expectSymbol(")", "a closing parenthesis")
+                return node
+            }
             advance()
             return .not(try parseNot())
-        }
-        if isSymbol("(") {
-            advance()
-            let node = try parseOr()
-            try expectSymbol(")", "a closing parenthesis")
-            return node
         }
         switch keyword {
         case "TRUEPREDICATE": advance(); return .constant(true)
