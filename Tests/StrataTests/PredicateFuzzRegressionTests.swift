@@ -59,11 +59,16 @@ import Testing
     @Test func nestingPastTheLimitIsMalformedAndTheDeepestAllowedFetches() async throws {
         let limit = PredicateParser.maximumNesting
         let bangs = String(repeating: "!", count: limit) + "name == 'first'"
-        let mixed = String(repeating: "NOT (", count: limit / 2) + "name == 'first'" + String(repeating: ")", count: limit / 2)
+        // `NOT (` is one level (the description of `!!a` is `NOT (NOT (a))`); so is `(`, and `!`.
+        let mixed = String(repeating: "NOT (", count: limit / 2) + String(repeating: "(!", count: limit / 4) + String(repeating: "(", count: limit / 4)
+            + "name == 'first'" + String(repeating: ")", count: limit / 2 + limit / 2)
         for format in ["!" + bangs, "(" + mixed + ")", String(repeating: "(", count: 100_000) + "name == 'x'"] {
             do { _ = try ObjectPredicate(format: format, arguments: []); Issue.record("nested \(format.count) characters deep: parsed") }
             catch { #expect(error.code == .malformedPredicate); #expect(error.message.contains("more than \(limit) deep")) }
         }
+        // The deepest allowed predicates print as predicates that parse (found by fuzzing
+        // too: 25 `!` printed as 25 `NOT (`, which once counted 50 levels).
+        for format in [bangs, mixed] { expectRoundTrip(try ObjectPredicate(format: format, arguments: [])) }
         let directory = TemporaryDirectory()
         let coordinator = try await StoreCoordinator(model: try CrashModel.make(version: 1), store: .sqlite(directory.file()))
         let context = ObjectContext(.privateQueue, coordinator: coordinator)

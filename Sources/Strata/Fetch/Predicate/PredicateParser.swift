@@ -44,6 +44,12 @@ struct PredicateParser {
 
     private var current: PredicateToken { tokens[position] }
 
+    /// Whether the token after the current one is `(`.
+    private var nextIsOpeningParenthesis: Bool {
+        guard position + 1 < tokens.count, case .symbol("(") = tokens[position + 1].kind else { return false }
+        return true
+    }
+
     private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
 
     /// The upper-cased key word at the current token, if it is one.
@@ -90,12 +96,17 @@ struct PredicateParser {
 
     private mutating func parseNot() throws(StrataError) -> PredicateNode {
         if keyword == "NOT" || isSymbol("!") || isSymbol("(") {
-            guard depth < Self.maximumNesting else {
-                throw StrataError(.malformedPredicate, "The predicate nests NOT and parentheses more than \(Self.maximumNesting) deep.",
-                                  position: current.position)
+            // A NOT right before a parenthesis is one level with it: the description writes
+            // `!!a == 1` as `NOT (NOT (a == 1))`, which must parse too.
+            let counted = isSymbol("(") || !nextIsOpeningParenthesis
+            if counted {
+                guard depth < Self.maximumNesting else {
+                    throw StrataError(.malformedPredicate, "The predicate nests NOT and parentheses more than \(Self.maximumNesting) deep.",
+                                      position: current.position)
+                }
+                depth += 1
             }
-            depth += 1
-            defer { depth -= 1 }
+            defer { if counted { depth -= 1 } }
             if isSymbol("(") {
                 advance()
                 let node = try parseOr()
