@@ -63,6 +63,7 @@ PREDICATE_REGRESSIONS = [
     ("escape-then-mark", 0, "title BEGINSWITH[c] 'H\r\u05bf'"),  # the mark after \r ate the escape
     ("mark-after-quote", 0, "name == '\u0301x'"),                # the opening quote and the mark are one character
     ("printed-nesting", 11, "!" * 25 + "d >%@"),                  # printed as 25 'NOT (', which counted twice
+    ("nested-aggregates", 0, "count IN " + "{" * 3000),           # recursed until the stack overflowed
     ("deep-nesting", 0, "title BEGINSWITH[c] 'He' OR " + "!" * 135 + "name LIKE 'a*b?='"),  # SQLite's parser stack overflowed
 ]
 

@@ -86,6 +86,15 @@ import Testing
         try coordinator.close()
     }
 
+    /// `count IN {{{{…` recursed once per `{` before refusing the nested aggregate, and a few
+    /// thousand overflowed the stack: a trap from a user's string. A nested `{` is refused at once.
+    @Test func nestedAggregatesAreMalformedWithoutRecursing() {
+        for format in ["count IN {{1}}", "count IN {1, {2}}", "count IN " + String(repeating: "{", count: 200_000)] {
+            do { _ = try ObjectPredicate(format: format, arguments: []); Issue.record("\(format.prefix(20)) parsed") }
+            catch { #expect(error.code == .malformedPredicate); #expect(error.message.contains("not a nested {")) }
+        }
+    }
+
     /// The committed regression inputs parse (or are refused) as above: each file is the
     /// fuzz target's input, an argument-list selector byte and the format.
     @Test func theCommittedRegressionInputsRoundTripOrAreMalformed() throws {

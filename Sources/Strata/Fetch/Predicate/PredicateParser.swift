@@ -262,6 +262,9 @@ struct PredicateParser {
         if isSymbol("}") { advance(); return values }
         while true {
             let at = current.position
+            // Refused before reading it: a nested aggregate was read first and refused after,
+            // so `{{{{…` recursed until the stack overflowed (a trap, found by fuzzing).
+            if isSymbol("{") { throw Self.error("a single value in the aggregate, not a nested {", at: at) }
             guard case .value(.single(let v)) = try parseSide() else { throw Self.error("a single value in the aggregate", at: at) }
             values.append(v)
             if isSymbol("}") { advance(); return values }
