@@ -86,9 +86,11 @@ let package = Package(
             dependencies: ["StrataStacks", "Strata", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // A fault-injecting SQLite VFS for the I/O error tests (C; not a product).
+        .target(name: "StrataFaultVFS", path: "Tests/StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataSync", "StrataRandom", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Strata", "StrataSync", "StrataRandom", "StrataFaultVFS", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -33,9 +33,12 @@ enum PredicateFormatter {
         return text
     }
 
-    /// A key, with `#` in front when it is spelled like a key word.
+    /// A key, with `#` in front when it is spelled like a key word or does not start as a key
+    /// does (a letter or `_`: `#5` is the key `5`, found by fuzzing; `5` alone is a number).
     private static func escapedKey(_ key: String) -> String {
-        key.hasPrefix("@") || !PredicateParser.keywords.contains(key.uppercased()) ? key : "#" + key
+        guard let first = key.first, first != "@" else { return key }
+        let startsAsKey = first == "_" || first.isLetter
+        return startsAsKey && !PredicateParser.keywords.contains(key.uppercased()) ? key : "#" + key
     }
 
     /// A value as a literal the parser reads back.

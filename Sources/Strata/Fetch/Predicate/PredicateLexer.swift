@@ -45,17 +45,22 @@ struct PredicateLexer {
         while let c = peek(), c.isWhitespace { index += 1 }
         let start = index
         guard let c = peek() else { return PredicateToken(kind: .end, position: start) }
-        if c == "\"" || c == "'" { return PredicateToken(kind: .string(try readString(quote: c)), position: start) }
+        // A quote is recognised by its first scalar: a string that starts with a combining mark
+        // makes one character of the opening quote and that mark.
+        if let q = c.unicodeScalars.first, q == "\"" || q == "'" {
+            return PredicateToken(kind: .string(try readString(quote: Character(q))), position: start)
+        }
         if c.isNumber && c.isASCII || ((c == "-" || c == ".") && (peek(1).map { $0.isASCII && $0.isNumber } ?? false))
             || (c == "-" && peek(1) == "." && (peek(2).map { $0.isASCII && $0.isNumber } ?? false)) {
             return PredicateToken(kind: try readNumber(), position: start)
         }
         if c == "%" { return PredicateToken(kind: try readSpecifier(), position: start) }
         if c == "#" || c == "@" || c == "_" || c.isLetter {
+            // The `#` stays in the name: `PredicateParser.splitKeyPath` removes one in front of
+            // each key, so the first key is unescaped once, like every other.
             let escaped = c == "#"
-            if escaped { index += 1 }
             let name = readIdentifier()
-            guard !name.isEmpty else { throw PredicateParser.error("a key after #", at: start) }
+            guard name != "#" else { throw PredicateParser.error("a key after #", at: start) }
             return PredicateToken(kind: .identifier(name, escaped: escaped), position: start)
         }
         for symbol in Self.symbols where matches(symbol) {
@@ -83,23 +88,31 @@ struct PredicateLexer {
         return name
     }
 
+    /// Reads a string literal. Escapes are read by their first scalar, and what follows it in
+    /// the same character is kept: after `\r` (a control character) a combining mark starts a
+    /// character of its own, so `PredicateFormatter` writes `\\r` and the mark, which read as
+    /// one character `r` + mark (found by fuzzing: the mark ate the escape).
     private mutating func readString(quote: Character) throws(StrataError) -> String {
         let start = index
-        index += 1
         var value = ""
+        value.unicodeScalars.append(contentsOf: chars[index].unicodeScalars.dropFirst())   // marks on the opening quote
+        index += 1
         while let c = peek() {
             index += 1
             if c == quote { return value }
             guard c == "\\" else { value.append(c); continue }
             guard let escaped = peek() else { break }
             index += 1
-            switch escaped {
+            var scalars = escaped.unicodeScalars[...]
+            let first = scalars.removeFirst()
+            switch first {
             case "n": value.append("\n")
             case "t": value.append("\t")
             case "r": value.append("\r")
             case "0": value.append("\0")
-            default: value.append(escaped)
+            default: value.unicodeScalars.append(first)
             }
+            value.unicodeScalars.append(contentsOf: scalars)
         }
         throw PredicateParser.error("a closing \(quote) for the string", at: start)
     }

@@ -8,6 +8,8 @@ struct PredicateParser {
     private var tokens: [PredicateToken] = []
     private var position = 0
     private var argumentIndex = 0
+    /// The `NOT`s and parentheses open at the current token.
+    private var depth = 0
 
     init(format: String, arguments: [Any?]) {
         self.format = format
@@ -41,6 +43,12 @@ struct PredicateParser {
     // MARK: Tokens
 
     private var current: PredicateToken { tokens[position] }
+
+    /// Whether the token after the current one is `(`.
+    private var nextIsOpeningParenthesis: Bool {
+        guard position + 1 < tokens.count, case .symbol("(") = tokens[position + 1].kind else { return false }
+        return true
+    }
 
     private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
 
@@ -81,16 +89,32 @@ struct PredicateParser {
         return nodes.count == 1 ? nodes[0] : .and(nodes)
     }
 
+    /// How deep `NOT`s and parentheses may nest. Found by fuzzing: 135 nested `!` parsed, and
+    /// the SQL they compile to overflowed SQLite's parser stack at fetch time; much deeper
+    /// nesting would overflow this parser's own stack (a trap, from a user's string).
+    static let maximumNesting = 32
+
     private mutating func parseNot() throws(StrataError) -> PredicateNode {
-        if keyword == "NOT" || isSymbol("!") {
+        if keyword == "NOT" || isSymbol("!") || isSymbol("(") {
+            // A NOT right before a parenthesis is one level with it: the description writes
+            // `!!a == 1` as `NOT (NOT (a == 1))`, which must parse too.
+            let counted = isSymbol("(") || !nextIsOpeningParenthesis
+            if counted {
+                guard depth < Self.maximumNesting else {
+                    throw StrataError(.malformedPredicate, "The predicate nests NOT and parentheses more than \(Self.maximumNesting) deep.",
+                                      position: current.position)
+                }
+                depth += 1
+            }
+            defer { if counted { depth -= 1 } }
+            if isSymbol("(") {
+                advance()
+                let node = try parseOr()
+                try expectSymbol(")", "a closing parenthesis")
+                return node
+            }
             advance()
             return .not(try parseNot())
-        }
-        if isSymbol("(") {
-            advance()
-            let node = try parseOr()
-            try expectSymbol(")", "a closing parenthesis")
-            return node
         }
         switch keyword {
         case "TRUEPREDICATE": advance(); return .constant(true)
@@ -238,6 +262,9 @@ struct PredicateParser {
         if isSymbol("}") { advance(); return values }
         while true {
             let at = current.position
+            // Refused before reading it: a nested aggregate was read first and refused after,
+            // so `{{{{…` recursed until the stack overflowed (a trap, found by fuzzing).
+            if isSymbol("{") { throw Self.error("a single value in the aggregate, not a nested {", at: at) }
             guard case .value(.single(let v)) = try parseSide() else { throw Self.error("a single value in the aggregate", at: at) }
             values.append(v)
             if isSymbol("}") { advance(); return values }
@@ -286,12 +313,17 @@ struct PredicateParser {
         }
     }
 
-    /// `folder.name` → `["folder", "name"]`; rejects empty segments.
+    /// `folder.name` → `["folder", "name"]`, `#in.#by` → `["in", "by"]`; rejects empty
+    /// segments and a `#` anywhere but as one escape in front of a key (found by fuzzing:
+    /// `##uid` was the key `#uid` once parsed and `uid` once printed and parsed again).
     static func splitKeyPath(_ path: String, at position: Int) throws(StrataError) -> [String] {
         let segments = path.split(separator: ".", omittingEmptySubsequences: false).map {
             $0.hasPrefix("#") ? String($0.dropFirst()) : String($0)
         }
         guard !segments.contains(where: \.isEmpty) else { throw error("a key path without empty segments, not \"\(path)\"", at: position) }
+        guard !segments.contains(where: { $0.contains("#") }) else {
+            throw error("a key path with # only as one escape in front of a key, not \"\(path)\"", at: position)
+        }
         return segments
     }
 }
