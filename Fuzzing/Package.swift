@@ -45,6 +45,7 @@ let package = Package(
         fuzzTarget("FuzzChangeFile", ["StrataSync"]),
         fuzzTarget("FuzzEventPayload", ["StrataSync", "Strata"]),
         fuzzTarget("FuzzCloudName", ["StrataSync"]),
+        fuzzTarget("FuzzSyncState", ["StrataSync"]),
     ]
 )
 

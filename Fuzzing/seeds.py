@@ -196,6 +196,13 @@ def main():
     write("FuzzEventPayload", "cell-double", bytes([2]) + struct.pack("<d", 2.5))
     write("FuzzEventPayload", "cell-decimal", bytes([10]) + string("-12.5"))
     write("FuzzEventPayload", "cell-json", bytes([11]) + string('{"name":"a","values":[1,2]}'))
+    # FuzzSyncState: an object row's packed cells (count, then property, lamport, ms, peer, value).
+    def cell(prop, lamport, ms, peer, value):
+        return string(prop) + zigzag(lamport) + zigzag(ms) + string(peer) + varint(len(value)) + value
+    write("FuzzSyncState", "two-cells", varint(2) + cell("rank", 3, 1700000000000, "peer-a", bytes([1]) + zigzag(7))
+          + cell("title", 5, 1700000000001, "peer-b", bytes([4]) + string("Dune")))
+    write("FuzzSyncState", "empty", varint(0))
+    write("FuzzSyncState", "unsorted-duplicate", varint(2) + cell("b", 1, 1, "p", b"") + cell("b", 2, -1, "q", b"x"))
     for name in ["00000000000000000042_peer-a_events.strata", "00000000000000000009_c0ffee-42_baseline.strata",
                  "events/00000000000000000042_peer-a_events.strata", "peers/peer-a", "identity", "blobs/00000000000000000007_peer-a_1.blob",
                  "../escape", "a\u202eb", ".DS_Store", "notes (conflicted copy).strata"]:

@@ -31,7 +31,7 @@ long=0
 if [[ "${1:-}" == "--long" ]]; then long=1; shift; fi
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(FuzzPredicate FuzzStoredValue FuzzStoredSchema FuzzChangeFile FuzzEventPayload FuzzCloudName)
+    targets=(FuzzPredicate FuzzStoredValue FuzzStoredSchema FuzzChangeFile FuzzEventPayload FuzzCloudName FuzzSyncState)
 fi
 seconds="${STRATA_FUZZ_SECONDS:-$([[ $long -eq 1 ]] && echo 600 || echo 8)}"
 sanitize="${STRATA_FUZZ_SANITIZE:-fuzzer}"
