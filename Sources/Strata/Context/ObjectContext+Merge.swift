@@ -132,7 +132,17 @@ extension ObjectContext {
         // A mapping arrives by deposit and again with the change set that announced it.
         mapping = mapping.filter { permanentIDByTemporary[$0.key] != $0.value }
         if mapping.isEmpty { return }
-        permanentIDByTemporary.merge(mapping) { _, new in new }
+        // Remembered for the children that may still name an object by its temporary ID, and
+        // for this context's own objects. A context without children remembers only the IDs
+        // of objects it holds: the rest (another context's new objects: a main context that
+        // follows a million-object import gets a million of them) are rewritten below in
+        // loaded to-ones and hints, and nothing here names them afterwards.
+        if children.withLock({ $0.contains { $0.context != nil } }) {
+            permanentIDByTemporary.merge(mapping) { _, new in new }
+        } else {
+            foldPointers()   // logged hints naming a temporary ID are filed under it, then relinked below
+            for (temporary, permanent) in mapping where registered[temporary] != nil { permanentIDByTemporary[temporary] = permanent }
+        }
         var touched = false
         var displaced: [ObjectIdentifier: ManagedObject] = [:]   // an instance under the new ID already → the kept one
         for (temporary, permanent) in mapping {
