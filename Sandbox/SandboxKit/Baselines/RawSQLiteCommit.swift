@@ -11,7 +11,7 @@ import GRDBSQLite
 enum RawSQLiteCommit {
     /// Inserts each of `rows` in its own transaction into the store at `url`; returns the
     /// seconds of all the transactions (opening and closing the connection are not counted).
-    static func insertOneByOne(_ rows: ArraySlice<SourceData.BookRow>, into url: URL) throws -> Double {
+    static func insertOneByOne(_ rows: SourceData.BookRows.SubSequence, into url: URL) throws -> Double {
         let connection = try RawSQLiteConnection(url)
         let sql = "INSERT INTO \"\(SandboxModel.bookTable)\" (\"_version\", \"title\", \"published\", \"rating\", \"position\") VALUES (1, ?, ?, ?, ?)"
         let statement = try connection.prepare(sql)
@@ -24,7 +24,7 @@ enum RawSQLiteCommit {
 
     /// The timed body: one `BEGIN IMMEDIATE` … `COMMIT` per row.
     @inline(never)
-    static func measuredRawCommits(_ rows: ArraySlice<SourceData.BookRow>, _ statement: OpaquePointer, _ connection: RawSQLiteConnection) throws {
+    static func measuredRawCommits(_ rows: SourceData.BookRows.SubSequence, _ statement: OpaquePointer, _ connection: RawSQLiteConnection) throws {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)   // SQLITE_TRANSIENT: SQLite copies the text
         for row in rows {
             try connection.execute("BEGIN IMMEDIATE")

@@ -1,8 +1,9 @@
 public import Foundation
-import StrataRandom
 
-/// The rows an import writes, generated once per run from a seed so that every path (the
-/// stacks, batch insert, GRDB, raw SQLite) writes the same values.
+/// The rows an import writes, generated from a seed so that every path (the stacks, batch
+/// insert, GRDB, raw SQLite) writes the same values. A row is generated when it is read
+/// (``BookRows``), so a run holds only the rows it is importing, as an app streaming its
+/// feed would, and the process's peak RSS is the engine's.
 ///
 /// For example:
 /// ```swift
@@ -27,18 +28,13 @@ public struct SourceData: Sendable {
     /// How many books each author has.
     public static let booksPerAuthor = 100
 
-    /// The books, in position order.
-    public let books: [BookRow]
+    /// The books, in position order, generated when read.
+    public let books: BookRows
     /// How many authors the books refer to.
     public var authorCount: Int { max(1, (books.count + Self.booksPerAuthor - 1) / Self.booksPerAuthor) }
 
-    /// Generates `books` rows from `seed`.
+    /// The `books` rows of `seed` (generated when read).
     public init(books count: Int, seed: UInt64) {
-        var random = SplitMix64(seed: seed)
-        books = (0..<count).map { i in
-            BookRow(title: "Book \(i) #\(random.next() % 1_000_000)",
-                    published: Date(timeIntervalSince1970: 1_600_000_000 + Double(random.next() % 100_000_000)),
-                    rating: Int64(random.next() % 6), position: Int64(i), authorIndex: i / Self.booksPerAuthor)
-        }
+        books = BookRows(count: count, seed: seed)
     }
 }

@@ -226,14 +226,14 @@ public struct EngineScenario: Scenario {
     }
 
     /// Each book inserted and saved on its own in one private root context.
-    static func singleSaves(_ rows: ArraySlice<SourceData.BookRow>, into coordinator: StoreCoordinator) async throws -> ScenarioOutcome {
+    static func singleSaves(_ rows: SourceData.BookRows.SubSequence, into coordinator: StoreCoordinator) async throws -> ScenarioOutcome {
         let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "engine single saves")
         let seconds = try await context.perform { try timed { try measuredSingleSaves(rows, into: context) } }
         return ScenarioOutcome(objects: rows.count, measuredSeconds: seconds)
     }
 
     @inline(never)
-    static func measuredSingleSaves(_ rows: ArraySlice<SourceData.BookRow>, into context: ObjectContext) throws {
+    static func measuredSingleSaves(_ rows: SourceData.BookRows.SubSequence, into context: ObjectContext) throws {
         for row in rows {
             context.insertBook(row)
             try context.save()

@@ -99,7 +99,7 @@ final class SyncScenarioPeer: Sendable {
     /// `index` = the row's author index, made once per peer), and makes them durable. Each
     /// save uses a fresh import context that fetches the authors already saved (a context
     /// kept across saves would hold temporary IDs its parent has since made permanent).
-    func insertBooks(_ rows: ArraySlice<SourceData.BookRow>, batch: Int) async throws {
+    func insertBooks(_ rows: SourceData.BookRows.SubSequence, batch: Int) async throws {
         var start = rows.startIndex
         while start < rows.endIndex {
             let chunk = Array(rows[start..<min(rows.endIndex, start + batch)])

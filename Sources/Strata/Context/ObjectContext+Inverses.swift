@@ -55,7 +55,7 @@ extension ObjectContext {
     }
 
     /// Files the logged pointers by ID and relationship.
-    private func foldPointers() {
+    func foldPointers() {
         guard !pointerLog.isEmpty else { return }
         for note in pointerLog where note.holder.storageOwner === self {
             var id = note.target

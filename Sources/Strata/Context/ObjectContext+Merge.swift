@@ -128,8 +128,19 @@ extension ObjectContext {
             if mapping.isEmpty { return }
         }
         // A mapping arrives by deposit and again with the change set that announced it.
-        mapping = registry.learn(mapping)
+        mapping = registry.unknown(mapping)
         if mapping.isEmpty { return }
+        // Remembered for the children that may still name an object by its temporary ID, and
+        // for this context's own objects. A context without children remembers only the IDs
+        // of objects it holds: the rest (another context's new objects: a main context that
+        // follows a million-object import gets a million of them) are rewritten below in
+        // loaded to-ones and hints, and nothing here names them afterwards.
+        if children.withLock({ $0.contains { $0.context != nil } }) {
+            registry.remember(mapping)
+        } else {
+            foldPointers()   // logged hints naming a temporary ID are filed under it, then relinked below
+            registry.remember(mapping.filter { registry[$0.key] != nil })
+        }
         var displaced: [ObjectIdentifier: ManagedObject] = [:]   // an instance under the new ID already → the kept one
         for (temporary, permanent) in mapping {
             relink(from: temporary, to: permanent)

@@ -174,11 +174,16 @@ extension ObjectContext {
         }
     }
 
-    /// Forgets every object: the context is as new. Objects obtained before are unusable.
+    /// Forgets every object: the context is as new. Objects obtained before are unusable, and
+    /// so are temporary IDs of objects it saved, unless a child context is alive (children may
+    /// still name objects by them).
     public func reset() {
         checkQueue()
         for object in registry.removeAll() { object.detachFromContext() }
         forgetLinks()
+        // An import context reset after each save would otherwise keep one entry per object
+        // it ever saved (a million-object import: a map of a million pairs).
+        if children.withLock({ $0.allSatisfy { $0.context == nil } }) { registry.forgetTemporaryIDs() }
         pending.removeAll()
         clearPendingIfNone()
     }

@@ -46,12 +46,18 @@ struct ObjectRegistry {
         return Array(objects.values)
     }
 
-    /// Remembers the new permanent IDs in `mapping` and returns the ones not known before.
-    mutating func learn(_ mapping: [ObjectID: ObjectID]) -> [ObjectID: ObjectID] {
-        let new = mapping.filter { permanentIDByTemporary[$0.key] != $0.value }
-        permanentIDByTemporary.merge(new) { _, latest in latest }
-        return new
+    /// The entries of `mapping` not remembered already.
+    func unknown(_ mapping: [ObjectID: ObjectID]) -> [ObjectID: ObjectID] {
+        mapping.filter { permanentIDByTemporary[$0.key] != $0.value }
     }
+
+    /// Remembers new permanent IDs, so that their temporary IDs keep finding the objects.
+    mutating func remember(_ mapping: [ObjectID: ObjectID]) {
+        permanentIDByTemporary.merge(mapping) { _, latest in latest }
+    }
+
+    /// Forgets every temporary ID (nothing will name objects by them any more).
+    mutating func forgetTemporaryIDs() { permanentIDByTemporary.removeAll() }
 
     /// Re-files a just-saved object under the permanent ID the store gave it.
     mutating func rename(_ object: ManagedObject, from temporary: ObjectID, to permanent: ObjectID) {
