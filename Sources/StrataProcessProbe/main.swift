@@ -11,7 +11,9 @@
 //   mixed <store> <version> <seed> <firstStep>    the crash harness's writer (MixedRole): "opened", then "pending <n> <kind> <digest>"
 //                                                 and "ack <n>" per step, forever
 //   open <store> <version>                        opens the crash model's store (migrating it), "opened <ms>" (ms since
-//                                                 the probe's code started), closes it
+//                                                 the probe's code started), closes it; "step <name>" for each migration step
+//                                                 reached, and with STRATA_KILL_AT_MIGRATION_STEP=<name> it kills itself
+//                                                 (SIGKILL) at that step (MigrationStepKillTests)
 //   read <store> <version> [write]                opens the crash model's store and reads its graph: "read <digest> <items>",
 //                                                 or "error <code>" for a StrataError (at open or at read); with `write`,
 //                                                 then saves one object: "saved" or "save-error <code> hasChanges=<bool>"
@@ -21,7 +23,7 @@
 // STRATA_BUSY_TIMEOUT in the environment sets StoreOptions.busyTimeout (seconds).
 // Exit status: 0 done, 1 an invariant was violated, 2 a Strata error, 64 bad usage.
 import Foundation
-import Strata
+@_spi(StrataTesting) import Strata
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 /// When the probe's own code started (the `open` role reports its open time from here).
@@ -95,6 +97,11 @@ case ("mixed", 5):
     await MixedRole(coordinator: coordinator, seed: seed, firstStep: first).run()
 case ("open", 3):
     guard let version = Int(arguments[2]) else { fail("usage: open <store> <version>", status: 64) }
+    let killAt = ProcessInfo.processInfo.environment["STRATA_KILL_AT_MIGRATION_STEP"]
+    MigrationStep.observe { step in
+        emit("step \(step.name)")
+        if step.name == killAt { kill(getpid(), SIGKILL) }
+    }
     do {
         let coordinator = try await StoreCoordinator(model: try CrashModel.make(version: version), store: .sqlite(URL(fileURLWithPath: arguments[1])))
         emit("opened \(Int(Date().timeIntervalSince(probeStarted) * 1000))")

@@ -31,17 +31,22 @@ extension ObjectContext {
                 below.fetchLimit = request.fetchLimit > 0 ? request.fetchOffset + request.fetchLimit + pendingCount : 0
                 below.fetchOffset = 0
             }
-            objects = try source.objectIDs(below).map(resolve)
+            let ids = try source.objectIDs(below)
+            catchUpPermanentIDs()   // IDs the answer used may have been deposited while it was computed
+            objects = ids.map(resolve)
             if asFaults {
                 groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
             } else {
                 awakened = try fill(objects.filter(\.lifecycle.isFault), entity: entity)
             }
         } else if asFaults {
-            objects = try fetchKeys(plan, pendingChanges: window).map { resolve(ObjectID(entity: entity, key: $0)) }
+            let keys = try fetchKeys(plan, pendingChanges: window)
+            catchUpPermanentIDs()
+            objects = keys.map { resolve(ObjectID(entity: entity, key: $0)) }
             groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
         } else {
             let rows = try coordinator.readRows(plan, pendingChanges: window)
+            catchUpPermanentIDs()
             objects = []
             objects.reserveCapacity(rows.count)
             awakened.reserveCapacity(rows.count)
@@ -187,9 +192,11 @@ extension ObjectContext {
                 let loaded = level.filter { !$0.lifecycle.isFault && !$0.lifecycle.isInserted }
                 let unloaded = loaded.filter { if case .unloaded = $0.relationValues[index] { return true } else { return false } }
                 if !unloaded.isEmpty {
-                    let targets = try source.related(of: entity, relationship: index, ids: unloaded.map(\.objectID))
-                    for object in unloaded {
-                        let objects = (targets[object.objectID] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
+                    let asked = unloaded.map(\.objectID)
+                    let targets = try source.related(of: entity, relationship: index, ids: asked)
+                    catchUpPermanentIDs()   // before the answer's IDs become objects
+                    for (object, id) in zip(unloaded, asked) {
+                        let objects = (targets[id] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
                         if relationship.isToMany {
                             object.relationValues[index] = .toMany(.init(adoptToMany(object, at: index, members: objects)))
                         } else {

@@ -58,8 +58,10 @@ extension ObjectContext: ObjectOwner {
     func loadToMany(_ object: ManagedObject, relationship index: Int) -> [ManagedObject] {
         guard !object.lifecycle.isInserted else { return [] }
         do {
-            let targets = try source.related(of: object.entity, relationship: index, ids: [object.objectID])
-            let members = (targets[object.objectID] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
+            let asked = object.objectID
+            let targets = try source.related(of: object.entity, relationship: index, ids: [asked])
+            catchUpPermanentIDs()   // before the answer's IDs become objects
+            let members = (targets[asked] ?? []).map(resolve).filter { !$0.lifecycle.isDeleted }
             guard object.entity.relationships[index].isToMany else {
                 adoptToOne(object, at: index, target: members.first?.objectID, previous: nil)
                 return members

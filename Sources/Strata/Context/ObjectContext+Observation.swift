@@ -55,6 +55,7 @@ extension ObjectContext {
             mergeChanges(changes)
         } else if !changes.permanentIDs.isEmpty {
             catchUpPermanentIDs()
+            applyPermanentIDs(changes.permanentIDs)   // a child made after the deposit has none in its inbox
             let idsOnly = ChangeSet(permanentIDs: changes.permanentIDs)
             for child in children.withLock({ $0.compactMap(\.context) }) {
                 child.queue.async { child.receiveFromParent(idsOnly) }

@@ -103,13 +103,16 @@ extension ObjectContext {
             let first = try coordinator.reserveKeys(for: entity, count: group.count)
             for (offset, object) in group.enumerated() { mapping[object.objectID] = ObjectID(entity: entity, key: first + Int64(offset)) }
         }
-        var ancestor = parent, top: ObjectContext = self
+        // Deposited below the topmost ancestor first (siblings and their children too), so no
+        // context is answered under the new IDs before its inbox holds them; then applied up the chain.
+        var top: ObjectContext = self
+        while let above = top.parent { top = above }
+        top.depositPermanentIDsBelow(mapping)
+        var ancestor = parent
         while let current = ancestor {
             current.queue.sync { current.applyPermanentIDs(mapping) }
-            top = current
             ancestor = current.parent
         }
-        top.depositPermanentIDsBelow(mapping)   // siblings and their children too
         applyPermanentIDs(mapping)
         publish(ChangeSet(permanentIDs: mapping))
     }

@@ -34,6 +34,9 @@ extension ObjectContext {
             let origin = SaveOrigin(author: transactionAuthor, contextName: name)
             let outcome = try coordinator.save(batch, policy: mergePolicy, origin: origin) { [registry] in registry[$0] != nil }
             let changes = outcome.changeSet(for: batch)
+            // Before didSave clears the pending marks: a child that then reads the store
+            // directly (nothing pending above it) finds the new IDs in its inbox.
+            depositPermanentIDsBelow(changes.permanentIDs)
             didSave(batch, outcome)
             publish(changes)
             coordinator.publishSave(changes, from: saveSubscriber)

@@ -70,11 +70,14 @@ enum StoreMigrator {
                         return .commit  // another connection migrated it first
                     }
                     let plan = try MigrationPlanner(old: old, new: model, db: db).plan()
+                    MigrationStep.began.reached()
                     try copy(path, to: backup)
-                    for statement in plan.statements {
+                    MigrationStep.backedUp.reached()
+                    for (index, statement) in plan.statements.enumerated() {
                         do { try db.execute(sql: statement) } catch {
                             throw StrataError(.migrationFailed, "Migrating \(path) failed at \(statement): \(error). The store is left as it was; a copy taken before the migration is at \(backup).", sql: statement, underlying: error)
                         }
+                        MigrationStep.statement(index).reached()
                     }
                     // Tables altered in place keep their rows and their checks; copied ones are checked.
                     for table in plan.rebuiltTables {
@@ -87,6 +90,7 @@ enum StoreMigrator {
                     try StoreMetadata.write(model, in: db)
                     try MigrationHistory.record(db, from: old.versionHash, to: model.versionHash, changes: plan.summary)
                     applied = plan
+                    MigrationStep.recorded.reached()
                     return .commit
                 }
             }
@@ -95,7 +99,9 @@ enum StoreMigrator {
         } catch {
             throw StrataError(.migrationFailed, "Migrating \(path) failed: \(error). The store is left as it was.", underlying: error)
         }
+        if applied != nil { MigrationStep.committed.reached() }
         removeBackup(at: backup)
+        if applied != nil { MigrationStep.finished.reached() }
         return applied
     }
 
