@@ -41,7 +41,6 @@ extension ObjectContext {
     /// Tells observers, then auto-merging children (except `origin`), about `changes`.
     func publish(_ changes: ChangeSet, except origin: ObjectContext? = nil) {
         guard !changes.isEmpty || !changes.permanentIDs.isEmpty else { return }
-        depositPermanentIDsBelow(changes.permanentIDs)
         observers.publish(changes)
         for child in children.withLock({ $0.compactMap(\.context) }) where child !== origin {
             child.queue.async { child.receiveFromParent(changes) }

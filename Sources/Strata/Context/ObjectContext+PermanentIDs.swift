@@ -8,9 +8,11 @@
 /// import context reused across saves lost the earlier rows' relationships this way).
 ///
 /// So the assigning context deposits the mapping into every descendant's inbox at once
-/// (a lock, no queue hop), and each context applies its inbox on its own queue at the start
-/// of every operation that exchanges IDs: fetches, saves, merges, object lookups, and the
-/// answers it gives its children.
+/// (a lock, no queue hop): a root save right after the store's answer, before its objects are
+/// marked clean; `obtainPermanentIDs` below its topmost ancestor, before applying it up the
+/// chain. Each context applies its inbox on its own queue at the start of every operation that
+/// exchanges IDs (fetches, saves, merges, object lookups, the answers it gives its children)
+/// and again once rows or IDs have come back from below, before they become objects.
 extension ObjectContext {
     /// Puts `mapping` into the inboxes of every context below this one.
     func depositPermanentIDsBelow(_ mapping: [ObjectID: ObjectID]) {
