@@ -35,6 +35,33 @@ import Testing
         #expect(try await coordinator.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM Note") } == 1)
     }
 
+    /// A push that changes saved rows the parent holds only as faults reads them a page at a
+    /// time: one read per row would be 1 200 read transactions on the parent's (often the
+    /// main) queue.
+    @Test func pushOntoParentFaultsReadsThemInPages() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, root) = try await makeStore(dir)
+        let count = 1_200
+        let ids = try await root.perform { () throws -> [ObjectID] in
+            for i in 0..<count { root.insert(Note.self).title = "n\(i)" }
+            try root.save()
+            return try root.fetchObjectIDs(FetchRequest<Note>())
+        }
+        try await root.perform {
+            root.reset()
+            for id in ids { #expect(root.object(with: id).isFault) }   // held here, never read
+        }
+        let child = ObjectContext(.privateQueue, parent: root)
+        try await child.perform {
+            for note in try child.fetch(FetchRequest<Note>()) { note.title += " edited" }
+        }
+        let (_, sql) = try await coordinator.recordingSQL { try await child.perform { try child.save() } }
+        let rowReads = sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }
+        #expect(rowReads.count <= 3, "\(rowReads.count) row reads for \(count) faults")
+        let titles = try await root.perform { ids.map { (root.object(with: $0) as? Note)?.title ?? "" } }
+        #expect(titles.allSatisfy { $0.hasSuffix(" edited") })
+    }
+
     @Test func childSeesAncestorsUnsavedChanges() async throws {
         let dir = TemporaryDirectory()
         let (_, root) = try await makeStore(dir)

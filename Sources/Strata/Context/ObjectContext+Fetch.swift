@@ -166,7 +166,7 @@ extension ObjectContext {
     }
 
     /// Puts faults into pages that fire together.
-    private func groupFaults(_ objects: [ManagedObject], pageSize: Int) {
+    func groupFaults(_ objects: [ManagedObject], pageSize: Int) {
         var start = 0
         while start < objects.count {
             let page = objects[start..<min(start + pageSize, objects.count)].filter(\.lifecycle.isFault)

@@ -28,6 +28,7 @@ extension ObjectContext {
             notePending(entity)
         }
         let changed = batch.inserted + batch.updated
+        groupFaults(touchedBy: batch)
         for change in changed {
             guard let object = known(change.id) else { continue }
             for slot in change.values.indices where change.changesAttribute(at: slot) { object.setAttributeValue(change.values[slot], at: slot) }
@@ -51,6 +52,18 @@ extension ObjectContext {
         }
         for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
+    }
+
+    /// Puts the saved rows a batch changes or deletes, held here as faults, into pages that
+    /// fire together, so applying a large push reads them a page at a time instead of one
+    /// row (and one read transaction) per object.
+    private func groupFaults(touchedBy batch: ChangeBatch) {
+        var byEntity: [Int: [ManagedObject]] = [:]
+        for id in batch.updated.lazy.map(\.id) + batch.deleted.lazy.map(\.id) {
+            guard let object = known(id), object.lifecycle.isFault, object.faultBatch == nil else { continue }
+            byEntity[object.entity.index, default: []].append(object)
+        }
+        for group in byEntity.values where group.count > 1 { groupFaults(group, pageSize: StoreCoordinator.keyChunk) }
     }
 
     /// What a child's to-many becomes here. When the child read the relationship before
