@@ -6,7 +6,9 @@ import Synchronization
 /// SQLite connection on the same WAL file) for import contexts, whose saves go straight to
 /// disk without passing through main. Their change sets are then merged into the writer and
 /// into main — touching only objects main already holds — every save, coalesced, or not at
-/// all (notify only, the UI refetches). Editors are children of main.
+/// all (notify only, the UI refetches). Editors are root contexts on the import coordinator
+/// too: committing one writes on its own queue, and main takes the result in pieces, like an
+/// import's (see ``newEditorContext(autoUpdating:)``).
 ///
 /// For example:
 /// ```swift
@@ -31,7 +33,9 @@ public final class HybridStack: CoreStack {
     private let mergePolicy: MergePolicy
     private let pending = Mutex<(changes: ChangeSet?, flushScheduled: Bool)>((nil, false))
     private let merges = Atomic<Int>(0)
-    private let observation = Mutex<ChangeObservation?>(nil)
+    private let observation = Mutex<[ChangeObservation]>([])
+    /// Auto-updating editors, which also follow saves through main's coordinator.
+    private let followers = Mutex<[WeakEditor]>([])
     /// Deliveries run one after another, in the order the imports saved.
     private let deliveryQueue = DispatchQueue(label: "strata.hybrid.import-delivery")
 
@@ -45,19 +49,50 @@ public final class HybridStack: CoreStack {
         self.onImport = options.onImport
         self.mergePolicy = options.mergePolicy
         self.contexts = WriterAndMain(coordinator: coordinator, mergePolicy: options.mergePolicy)
-        let token = importCoordinator.observeSaves { [weak self] changes in self?.importDidSave(changes) }
-        observation.withLock { $0 = token }
+        let imports = importCoordinator.observeSaves { [weak self] changes in self?.importDidSave(changes) }
+        let saves = coordinator.observeSaves { [weak self] changes in self?.forwardToEditors(changes) }
+        observation.withLock { $0 = [imports, saves] }
     }
 
     public func newBackgroundContext() -> ObjectContext { ObjectContext(.privateQueue, parent: mainContext, name: "background") }
     public func newImportContext() -> ObjectContext { ObjectContext(.privateQueue, coordinator: importCoordinator, name: "import", mergePolicy: mergePolicy) }
-    public func newEditorContext(autoUpdating: Bool) -> ObjectContext { mainContext.makeEditor(autoUpdating: autoUpdating) }
+    /// A scratch pad over the store: a private root context on the import coordinator. Its
+    /// save is the commit: it writes on the editor's own queue and main merges the change set
+    /// in pieces, as it does an import's, so committing a large edit never holds the main
+    /// queue. Unlike the other stacks' editors it reads what is saved, not main's unsaved
+    /// changes (in this stack the UI edits through editors, and main rarely holds any), and a
+    /// row changed underneath it since it read it is a conflict its merge policy settles
+    /// (`.error` for a plain editor, `.mergeByPropertyObjectTrump` for an auto-updating one,
+    /// which follows every save to the file and keeps its own unsaved edits).
+    public func newEditorContext(autoUpdating: Bool) -> ObjectContext {
+        let editor = ObjectContext(.privateQueue, coordinator: importCoordinator, name: "editor",
+                                   mergePolicy: autoUpdating ? .mergeByPropertyObjectTrump : .error)
+        guard autoUpdating else { return editor }
+        editor.performAndWait { editor.automaticallyMergesChangesFromParent = true }   // saves on its own coordinator
+        followers.withLock { list in
+            list.removeAll { $0.context == nil }
+            list.append(WeakEditor(context: editor))
+        }
+        return editor
+    }
     public func newTemporaryContext() -> ObjectContext { mainContext.makeTemporaryChild() }
 
     /// Pushes main into the writer (in memory, on the main queue), then writes on the writer's queue.
     public func save() async throws { try await contexts.save() }
 
     public func mergeChangesSavedElsewhere(_ changes: ChangeSet) async { await contexts.merge(changes) }
+
+    /// A save through main's coordinator (main's, through the writer): auto-updating editors
+    /// follow it, as they follow saves on their own coordinator.
+    private func forwardToEditors(_ changes: ChangeSet) {
+        let editors = followers.withLock { list -> [ObjectContext] in
+            list.removeAll { $0.context == nil }
+            return list.compactMap(\.context)
+        }
+        guard !editors.isEmpty else { return }
+        // In save order, on the delivery queue (waiting there blocks only that queue).
+        deliveryQueue.async { for editor in editors { editor.performAndWait { editor.merge(changes) } } }
+    }
 
     /// An import context saved: bring the writer and main up to date as the mode says.
     private func importDidSave(_ changes: ChangeSet) {
@@ -106,4 +141,9 @@ public final class HybridStack: CoreStack {
             }
         }
     }
+}
+
+/// An auto-updating editor, held weakly: the stack forwards saves to it while it lives.
+private struct WeakEditor {
+    weak var context: ObjectContext?
 }
