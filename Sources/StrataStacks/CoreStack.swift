@@ -20,8 +20,10 @@ public protocol CoreStack: AnyObject, Sendable {
     func newBackgroundContext() -> ObjectContext
     /// A private-queue context for bulk imports; saving it makes the import durable.
     func newImportContext() -> ObjectContext
-    /// A scratch pad over the main context: save it to commit into main, drop it to discard.
-    /// With `autoUpdating`, it follows saves made elsewhere while keeping its own unsaved edits.
+    /// A scratch pad: save it to commit, drop it to discard. With `autoUpdating`, it follows
+    /// saves made elsewhere while keeping its own unsaved edits. In most stacks it is a child
+    /// of main and its save goes into main; ``HybridStack`` commits it straight to disk and
+    /// merges the result into main (see its ``HybridStack/newEditorContext(autoUpdating:)``).
     func newEditorContext(autoUpdating: Bool) -> ObjectContext
     /// A context whose saves go nowhere (they never reach main or the store).
     func newTemporaryContext() -> ObjectContext
