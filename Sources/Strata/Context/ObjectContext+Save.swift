@@ -203,14 +203,7 @@ extension ObjectContext {
         catchUpPermanentIDs()
         guard object.storageOwner === self, !object.lifecycle.isInserted else { return }
         if !mergeChanges || !object.lifecycle.hasChanges {
-            if object.lifecycle.hasChanges {
-                _ = object.revertChanges()
-                pending.updated.remove(object)
-            }
-            object.lifecycle.isFault = true
-            object.attributeValues = []
-            object.relationValues = []
-            object.faultBatch = nil
+            turnIntoFault(object)
             return
         }
         guard let row = try? source.rows(of: object.entity, ids: [object.objectID]).first else { return }

@@ -26,6 +26,59 @@ extension ManagedObject {
         }
     }
 
+    /// The value at a dotted key path, as Core Data's `value(forKeyPath:)` reads it: each key
+    /// before the last follows a relationship. Through a to-one it gives the destination's
+    /// value (`nil` when the relationship is nil); through a to-many it gives an array of the
+    /// members' values (nils left out, a to-many further along flattened into it, in the
+    /// relationship's order when it is ordered). `@count` as the last key counts what the path
+    /// reached. An unknown key gives `nil`.
+    ///
+    /// For example:
+    /// ```swift
+    /// note.value(forKeyPath: "folder.owner.name") as? String     // "Ada"
+    /// folder.value(forKeyPath: "notes.title") as? [Any]          // every note's title
+    /// folder.value(forKeyPath: "notes.@count") as? Int           // 3
+    /// ```
+    public func value(forKeyPath keyPath: String) -> Any? {
+        let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false)[...]
+        guard keys.last == "@count" else { return Self.value(at: keys, from: self) }
+        switch Self.value(at: keys.dropLast(), from: self) {
+        case let objects as Set<ManagedObject>: return objects.count
+        case let values as [Any]: return values.count
+        case nil: return 0
+        default: return 1
+        }
+    }
+
+    private static func value(at keys: ArraySlice<Substring>, from value: Any?) -> Any? {
+        guard let key = keys.first else { return value }
+        let rest = keys.dropFirst()
+        switch value {
+        case let object as ManagedObject:
+            return Self.value(at: rest, from: object.value(forKey: String(key)))
+        case let objects as Set<ManagedObject>:
+            return members(objects, keys)
+        case let objects as [ManagedObject]:
+            return members(objects, keys)
+        default:
+            return nil
+        }
+    }
+
+    /// Each member's value at `keys`, flattened one level (a to-many further along adds its members' values).
+    private static func members(_ objects: some Sequence<ManagedObject>, _ keys: ArraySlice<Substring>) -> [Any] {
+        var result: [Any] = []
+        for object in objects {
+            switch Self.value(at: keys, from: object) {
+            case let values as [Any]: result.append(contentsOf: values)
+            case let nested as Set<ManagedObject>: result.append(contentsOf: Array(nested) as [Any])
+            case let value?: result.append(value)
+            case nil: break
+            }
+        }
+        return result
+    }
+
     /// Sets the value for `key`, converting Swift values to the property's type (integers to
     /// any integer attribute, `Date` to `.date`, a `Codable` value through a transformable's
     /// transformer, objects and collections of objects to relationships).

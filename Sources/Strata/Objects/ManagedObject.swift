@@ -99,6 +99,25 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func willSave() {}
     /// Called after a save that included this object.
     open func didSave() {}
+    /// Called when the object is about to be deleted: by `context.delete(_:)`, before its
+    /// delete rules run (its relationships are still set), and for each object a cascade
+    /// deletes. Changes made here are part of the delete.
+    ///
+    /// For example:
+    /// ```swift
+    /// override func prepareForDeletion() { folder?.noteCount -= 1 }
+    /// ```
+    open func prepareForDeletion() {}
+    /// Called before the context turns the object into a fault (its values are still there):
+    /// by `refresh(_:mergeChanges: false)` and `refreshAllObjects()`.
+    open func willTurnIntoFault() {}
+    /// Called after the object became a fault; clear caches computed from its values here.
+    ///
+    /// For example:
+    /// ```swift
+    /// override func didTurnIntoFault() { cachedSummary = nil }
+    /// ```
+    open func didTurnIntoFault() {}
     /// Throw to refuse inserting the object; the save fails with a `.validation` error.
     open func validateForInsert() throws {}
     /// Throw to refuse saving changes to the object; the save fails with a `.validation` error.
@@ -210,6 +229,8 @@ struct ObjectState {
     var isInserted = false
     var isDeleted = false
     var hasChanges = false
+    /// Inside `prepareForDeletion()`: a delete of the object from its own hook is ignored.
+    var isPreparingDeletion = false
 }
 
 /// A group of objects fetched together: when one fires its fault, all of them are read.

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import Strata
+
+final class Shelf: ManagedObject {
+    @Attribute("name") var name = ""
+    @Attribute("bookCount") var bookCount: Int64 = 0
+    @Relationship("books", inverse: "shelf", deleteRule: .cascade) var books: Set<ShelvedBook>
+}
+
+final class ShelvedBook: ManagedObject {
+    @Attribute("title") var title = ""
+    @Relationship("shelf", inverse: "books") var shelf: Shelf?
+    /// What the hooks saw, in order.
+    var events: [String] = []
+    /// A cache computed from the title, cleared when the object turns into a fault.
+    var cachedShout: String?
+
+    var shout: String {
+        if let cachedShout { return cachedShout }
+        let value = title.uppercased()
+        cachedShout = value
+        return value
+    }
+
+    override func prepareForDeletion() {
+        events.append("prepare shelf=\(shelf?.name ?? "nil")")
+        shelf?.bookCount -= 1
+        if let context { context.delete(self) }   // deleting itself from its own hook is ignored
+    }
+    override func willTurnIntoFault() { events.append("will fault=\(isFault) title=\(title)") }
+    override func didTurnIntoFault() { events.append("did fault=\(isFault)"); cachedShout = nil }
+}
+
+/// `prepareForDeletion()`, `willTurnIntoFault()`/`didTurnIntoFault()` and `refreshAllObjects()`,
+/// as Core Data calls them.
+@Suite struct LifecycleHookTests {
+    private func store(_ dir: TemporaryDirectory) async throws -> (StoreCoordinator, ObjectContext) {
+        let coordinator = try await StoreCoordinator(model: try ObjectModel(Shelf.self, ShelvedBook.self), store: .sqlite(dir.file()))
+        return (coordinator, ObjectContext(.privateQueue, coordinator: coordinator))
+    }
+
+    @Test func prepareForDeletionRunsBeforeTheRulesForEveryDeletedObject() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await store(dir)
+        try await context.perform {
+            let shelf = context.insert(Shelf.self); shelf.name = "S"
+            let books = (0..<3).map { i in let book = context.insert(ShelvedBook.self); book.title = "b\(i)"; book.shelf = shelf; return book }
+            shelf.bookCount = 3
+            try context.save()
+
+            context.delete(books[0])
+            #expect(books[0].events == ["prepare shelf=S"])          // its relationship still set
+            #expect(books[0].isDeleted)
+            #expect(shelf.bookCount == 2)                            // the hook's change is kept
+            #expect(!shelf.books.contains(books[0]))                 // then the rules ran
+
+            context.delete(shelf)                                    // cascades to the other two
+            #expect(books[1].events == ["prepare shelf=S"] && books[2].events == ["prepare shelf=S"])
+            try context.save()
+            #expect(try context.count(for: FetchRequest<ShelvedBook>()) == 0)
+        }
+    }
+
+    @Test func refreshTurnsObjectsIntoFaultsWithTheirHooks() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await store(dir)
+        let id = try await context.perform { () throws -> ObjectID in
+            let book = context.insert(ShelvedBook.self); book.title = "quiet"
+            try context.save()
+            return book.objectID
+        }
+        // Another context changes the row underneath.
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            let book = try #require(context.object(with: id) as? ShelvedBook)
+            #expect(book.shout == "QUIET")
+        }
+        try await other.perform { (try other.existingObject(with: id) as? ShelvedBook)?.title = "loud"; try other.save() }
+        try await context.perform {
+            let book = try #require(context.object(with: id) as? ShelvedBook)
+            context.refresh(book, mergeChanges: false)
+            #expect(book.events == ["will fault=false title=quiet", "did fault=true"])
+            #expect(book.isFault)
+            #expect(book.shout == "LOUD")                            // the cache was cleared, the row read again
+            context.refresh(book, mergeChanges: false)
+            context.refresh(book, mergeChanges: false)               // already a fault: no hooks
+            #expect(book.events.count == 4)
+        }
+    }
+
+    @Test func refreshAllObjectsFaultsCleanObjectsAndKeepsUnsavedEdits() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await store(dir)
+        let ids = try await context.perform { () throws -> [ObjectID] in
+            let a = context.insert(ShelvedBook.self); a.title = "a"
+            let b = context.insert(ShelvedBook.self); b.title = "b"
+            try context.save()
+            return [a.objectID, b.objectID]
+        }
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await other.perform {
+            for id in ids { (try other.existingObject(with: id) as? ShelvedBook)?.title += " elsewhere" }
+            try other.save()
+        }
+        try await context.perform {
+            let a = try #require(context.object(with: ids[0]) as? ShelvedBook)
+            let b = try #require(context.object(with: ids[1]) as? ShelvedBook)
+            _ = a.title
+            b.title = "b edited here"
+            let fresh = context.insert(ShelvedBook.self); fresh.title = "new"
+            context.refreshAllObjects()
+            #expect(a.isFault)
+            #expect(a.title == "a elsewhere")
+            #expect(!b.isFault && b.title == "b edited here" && b.hasChanges)   // unsaved edit kept
+            #expect(fresh.isInserted && fresh.title == "new")
+            try context.save()
+        }
+        let stored = try await other.perform {
+            other.reset()
+            return try other.fetch(FetchRequest<ShelvedBook>(sortKeys: [SortKey("title")])).map(\.title)
+        }
+        #expect(stored == ["a elsewhere", "b edited here", "new"])
+    }
+}
