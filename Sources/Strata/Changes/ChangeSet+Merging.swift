@@ -17,6 +17,7 @@ extension ChangeSet {
         }
         result.permanentIDs.merge(later.permanentIDs) { _, new in new }
         result.versions.merge(later.versions) { max($0, $1) }
+        result.isUnsaved = isUnsaved || later.isUnsaved
         return result
     }
 }

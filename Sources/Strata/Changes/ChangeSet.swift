@@ -22,6 +22,18 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     /// Row versions after the change, for objects written to the store (inserted rows that
     /// are not listed have version 1).
     public var versions: [ObjectID: Int64]
+    /// `true` for the report of ``ObjectContext/processPendingChanges()``: edits not saved
+    /// anywhere yet. ``ObjectContext/merge(_:)`` ignores such a change set (its values would
+    /// leak unsaved edits into another context); observers use it to update a display.
+    ///
+    /// For example:
+    /// ```swift
+    /// let token = context.observeChanges { changes in
+    ///     guard !changes.isUnsaved else { return }   // forward saves only
+    ///     Task { try await other.perform { other.merge(changes) } }
+    /// }
+    /// ```
+    public internal(set) var isUnsaved = false
 
     /// Creates a change set.
     public init(inserted: Set<ObjectID> = [], updated: [ObjectID: [String: PropertyValue]] = [:], deleted: Set<ObjectID> = [],

@@ -10,6 +10,10 @@ extension ObjectContext {
     /// ``mergePolicy`` (kept under `.error`, `.mergeByPropertyObjectTrump` and `.overwrite`).
     /// Observers of this context then receive the change set.
     ///
+    /// A report of unsaved edits (``ChangeSet/isUnsaved``, from another context's
+    /// ``processPendingChanges()``) is not merged: nothing is saved that it could describe.
+    /// Its permanent IDs, if any, still apply.
+    ///
     /// For example:
     /// ```swift
     /// let token = importContext.observeChanges { changes in
@@ -18,6 +22,10 @@ extension ObjectContext {
     /// ```
     public func merge(_ changes: ChangeSet) {
         checkQueue()
+        guard !changes.isUnsaved else {
+            if !changes.permanentIDs.isEmpty { mergeChanges(ChangeSet(permanentIDs: changes.permanentIDs)) }
+            return
+        }
         mergeChanges(changes)
     }
 

@@ -22,8 +22,9 @@ extension ObjectContext {
     public func processPendingChanges() {
         checkQueue()
         let tracker = pendingChangeTracker ?? PendingChangeTracker.start(for: self)
-        let changes = tracker.process(self)
+        var changes = tracker.process(self)
         guard !changes.isEmpty else { return }
+        changes.isUnsaved = true
         tracker.isPublishing = true
         defer { tracker.isPublishing = false }
         observers.publish(changes)
