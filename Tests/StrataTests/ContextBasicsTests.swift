@@ -192,6 +192,24 @@ import Testing
         #expect(coordinator.objectID(forURI: URL(string: "strata:///Nope/p1")!) == nil)
     }
 
+    @Test func aStoreNamingURIIsRefusedByAnotherStore() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let (otherCoordinator, _) = try await makeStore(dir, name: "other.sqlite")
+        let id = try await context.perform {
+            let note = context.insert(Note.self)
+            try context.save()
+            return note.objectID
+        }
+        let uri = coordinator.uriRepresentation(for: id)
+        #expect(uri.absoluteString == "strata://\(coordinator.storeIdentifier.uuidString)/Note/p\(try #require(id.primaryKey))")
+        #expect(coordinator.objectID(forURI: uri) == id)
+        #expect(otherCoordinator.storeIdentifier != coordinator.storeIdentifier)
+        #expect(otherCoordinator.objectID(forURI: uri) == nil)
+        #expect(otherCoordinator.objectID(forURI: id.uriRepresentation) == id)   // store-less: any store of the model
+        #expect(coordinator.objectID(forURI: URL(string: "strata://not-a-uuid/Note/p1")!) == nil)
+    }
+
     @Test func performAndWaitIsReentrant() async throws {
         let dir = TemporaryDirectory()
         let (_, context) = try await makeStore(dir)

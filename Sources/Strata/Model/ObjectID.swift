@@ -48,7 +48,9 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// The primary key of the row (permanent IDs only).
     public var primaryKey: Int64? { isTemporary ? nil : key }
 
-    /// A URI naming this object, e.g. `strata:///Note/p42`.
+    /// A URI naming this object in whatever store holds it, e.g. `strata:///Note/p42`. For a
+    /// URI that names the store too, as Core Data's does, use
+    /// `StoreCoordinator.uriRepresentation(for:)`.
     public var uriRepresentation: URL {
         // The entity name is a validated identifier, so the URL is always well formed.
         URL(string: "strata:///\(entity.name)/\(isTemporary ? "t" : "p")\(key)")!  // programmer error if it fails

@@ -206,14 +206,30 @@ public final class StoreCoordinator: Sendable {
         }
     }
 
-    /// The ID named by a URI from ``ObjectID/uriRepresentation``, if it names an entity of this model.
+    /// A URI naming `id` in this store, as Core Data's `uriRepresentation()` does:
+    /// `strata://<store identifier>/<entity>/p<key>`. ``objectID(forURI:)`` of a coordinator on
+    /// another store refuses it. (``ObjectID/uriRepresentation`` has no store in it: an
+    /// `ObjectID` is a small value that does not know its store.)
     ///
     /// For example:
     /// ```swift
-    /// let id = coordinator.objectID(forURI: note.objectID.uriRepresentation)
+    /// let uri = coordinator.uriRepresentation(for: note.objectID)   // strata://6F1C…/Note/p42
+    /// ```
+    public func uriRepresentation(for id: ObjectID) -> URL {
+        // The entity name is a validated identifier and the host a UUID, so the URL is always well formed.
+        URL(string: "strata://\(storeIdentifier.uuidString)/\(id.entity.name)/\(id.isTemporary ? "t" : "p")\(id.key)")!  // programmer error if it fails
+    }
+
+    /// The ID named by a URI from ``uriRepresentation(for:)`` or ``ObjectID/uriRepresentation``,
+    /// if it names an entity of this model — and, when the URI names a store, this store.
+    ///
+    /// For example:
+    /// ```swift
+    /// let id = coordinator.objectID(forURI: coordinator.uriRepresentation(for: note.objectID))
     /// ```
     public func objectID(forURI uri: URL) -> ObjectID? {
         let parts = uri.path.split(separator: "/")
+        if let host = uri.host, !host.isEmpty, UUID(uuidString: host) != storeIdentifier { return nil }
         guard uri.scheme == "strata", parts.count == 2, let entity = model.entity(named: String(parts[0])),
               let kind = parts[1].first, kind == "p" || kind == "t", let key = Int64(parts[1].dropFirst())
         else { return nil }
