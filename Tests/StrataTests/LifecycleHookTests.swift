@@ -32,11 +32,25 @@ final class ShelvedBook: ManagedObject {
     override func didTurnIntoFault() { events.append("did fault=\(isFault)"); cachedShout = nil }
 }
 
-/// `prepareForDeletion()`, `willTurnIntoFault()`/`didTurnIntoFault()` and `refreshAllObjects()`,
+final class Label: ManagedObject {
+    struct Empty: Error {}
+    @Attribute("text") var text = "untitled"
+    @Attribute("color") var color = "red"
+    /// Keys validated, in order.
+    var validated: [String] = []
+
+    override func validateValue(_ value: PropertyValue, forKey key: String) throws {
+        validated.append(key)
+        if key == "text", case .string(let text) = value, text.isEmpty { throw Empty() }
+    }
+}
+
+/// `prepareForDeletion()`, `willTurnIntoFault()`/`didTurnIntoFault()`, `refreshAllObjects()`
+/// and `validateValue(_:forKey:)`,
 /// as Core Data calls them.
 @Suite struct LifecycleHookTests {
     private func store(_ dir: TemporaryDirectory) async throws -> (StoreCoordinator, ObjectContext) {
-        let coordinator = try await StoreCoordinator(model: try ObjectModel(Shelf.self, ShelvedBook.self), store: .sqlite(dir.file()))
+        let coordinator = try await StoreCoordinator(model: try ObjectModel(Shelf.self, ShelvedBook.self, Label.self), store: .sqlite(dir.file()))
         return (coordinator, ObjectContext(.privateQueue, coordinator: coordinator))
     }
 
@@ -121,5 +135,27 @@ final class ShelvedBook: ManagedObject {
             return try other.fetch(FetchRequest<ShelvedBook>(sortKeys: [SortKey("title")])).map(\.title)
         }
         #expect(stored == ["a elsewhere", "b edited here", "new"])
+    }
+
+    @Test func validateValueSeesEveryInsertedAndEachChangedAttribute() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await store(dir)
+        try await context.perform {
+            let label = context.insert(Label.self)
+            try context.save()
+            #expect(Set(label.validated) == ["text", "color"])      // an insert: every attribute
+            label.validated = []
+            label.color = "blue"
+            try context.save()
+            #expect(label.validated == ["color"])                   // an update: the changed one only
+            label.text = ""
+            let error = #expect(throws: StrataError.self) { try context.save() }
+            #expect(error?.code == .validation)
+            #expect(error?.key == "text")
+            #expect(error?.underlying is Label.Empty)
+            #expect(label.hasChanges && label.text == "")            // refused, nothing lost
+            label.text = "fixed"
+            try context.save()
+        }
     }
 }

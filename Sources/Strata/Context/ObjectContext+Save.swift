@@ -77,6 +77,9 @@ extension ObjectContext {
             } else if let problem = value.storageProblem(for: attribute.type) {
                 throw StrataError(.unencodableValue, "\(entity.name).\(attribute.name) cannot be stored: \(problem).", entity: entity.name, key: attribute.name, objectID: object.objectID)
             }
+            if object.lifecycle.isInserted || object.changedProperties.contains(i) {
+                try runHook({ try object.validateValue(value, forKey: attribute.name) }, object, key: attribute.name)
+            }
         }
         for (i, relationship) in entity.relationships.enumerated() where !relationship.isOptional && !relationship.isToMany {
             if object.toOne(at: i) == nil {
@@ -86,11 +89,12 @@ extension ObjectContext {
         try runHook(hook, object)
     }
 
-    private func runHook(_ hook: () throws -> Void, _ object: ManagedObject) throws(StrataError) {
+    private func runHook(_ hook: () throws -> Void, _ object: ManagedObject, key: String? = nil) throws(StrataError) {
         do { try hook() } catch let error as StrataError {
             throw error
         } catch {
-            throw StrataError(.validation, "\(object.entity.name) \(object.objectID) failed validation: \(error)", entity: object.entity.name, objectID: object.objectID, underlying: error)
+            let what = key.map { "\(object.entity.name).\($0) of \(object.objectID)" } ?? "\(object.entity.name) \(object.objectID)"
+            throw StrataError(.validation, "\(what) failed validation: \(error)", entity: object.entity.name, key: key, objectID: object.objectID, underlying: error)
         }
     }
 

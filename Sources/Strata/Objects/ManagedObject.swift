@@ -118,6 +118,19 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// override func didTurnIntoFault() { cachedSummary = nil }
     /// ```
     open func didTurnIntoFault() {}
+    /// Throw to refuse one attribute's value; the save fails with your `StrataError`, or with
+    /// a `.validation` error naming the key that wraps any other error. A save calls it for
+    /// every attribute of an inserted object and each changed attribute of an updated one,
+    /// with the stored value (as ``primitiveValue(forKey:)`` gives it), before
+    /// ``validateForInsert()`` / ``validateForUpdate()``. Relationships are checked there.
+    ///
+    /// For example:
+    /// ```swift
+    /// override func validateValue(_ value: PropertyValue, forKey key: String) throws {
+    ///     if key == "title", case .string(let title) = value, title.isEmpty { throw TitleError.empty }
+    /// }
+    /// ```
+    open func validateValue(_ value: PropertyValue, forKey key: String) throws {}
     /// Throw to refuse inserting the object; the save fails with a `.validation` error.
     open func validateForInsert() throws {}
     /// Throw to refuse saving changes to the object; the save fails with a `.validation` error.
