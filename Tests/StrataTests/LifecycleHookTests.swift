@@ -158,4 +158,38 @@ final class Label: ManagedObject {
             try context.save()
         }
     }
+
+    @Test func refetchedObjectsKeepTheirValuesUnlessAskedToRefresh() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await store(dir)
+        let ids = try await context.perform { () throws -> [ObjectID] in
+            let a = context.insert(Label.self); a.text = "a"
+            let b = context.insert(Label.self); b.text = "b"
+            try context.save()
+            return [a.objectID, b.objectID]
+        }
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await other.perform {
+            for id in ids { let label = try #require(try other.existingObject(with: id) as? Label); label.text += "2"; label.color = "green" }
+            try other.save()
+        }
+        try await context.perform {
+            let b = try #require(context.object(with: ids[1]) as? Label)
+            b.color = "mine"                                          // an unsaved edit of one key
+            let request = FetchRequest<Label>(sortKeys: [SortKey("text")])
+            #expect(try context.fetch(request).map(\.text) == ["a", "b"])  // Core Data's default: values kept
+            var refreshing = request
+            refreshing.shouldRefreshRefetchedObjects = true
+            let refreshed = try context.fetch(refreshing)
+            #expect(refreshed.map(\.text) == ["a2", "b2"])
+            #expect(refreshed.map(\.color) == ["green", "mine"])      // the unsaved edit is kept
+            #expect(b.hasChanges)
+            try context.save()                                        // its row version is current: no conflict
+        }
+        let stored = try await other.perform {
+            other.reset()
+            return try other.fetch(FetchRequest<Label>(sortKeys: [SortKey("text")])).map { "\($0.text):\($0.color)" }
+        }
+        #expect(stored == ["a2:green", "b2:mine"])
+    }
 }

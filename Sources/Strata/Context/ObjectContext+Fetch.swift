@@ -59,6 +59,7 @@ extension ObjectContext {
             }
         }
         if pending { objects = foldPendingChanges(effect, into: objects, plan: plan) }
+        if request.shouldRefreshRefetchedObjects { try refreshRefetched(objects, except: awakened, entity: entity) }
         try prefetch(request.relationshipKeyPathsForPrefetching, from: objects)
         for object in awakened { object.awakeFromFetch() }
         return Self.cast(objects, to: T.self)

@@ -33,4 +33,31 @@ extension ObjectContext {
         object.faultBatch = nil
         if wasLoaded { object.didTurnIntoFault() }
     }
+
+    /// Puts `row`'s values into a loaded `object`, keeping the keys it changed and not saved.
+    func take(_ row: RowSnapshot, keepingChangesOf object: ManagedObject) {
+        let attributeCount = object.entity.attributes.count
+        for i in 0..<attributeCount where !object.changedProperties.contains(i) {
+            object.attributeValues[i] = row.attributes[i]
+            object.valueErrors[i] = row.errors[i]
+        }
+        let previous = loadedToOneTargets(object)
+        for i in object.entity.relationships.indices where !object.changedProperties.contains(attributeCount + i) {
+            object.relationValues[i] = row.relationValues[i]
+            if case .toOneID(let target) = row.relationValues[i] { adoptToOne(object, at: i, target: target, previous: previous[i] ?? nil) }
+        }
+        if object.lifecycle.hasChanges { object.committedAttributes = row.attributes }
+        object.rowVersion = row.version
+    }
+
+    /// For `shouldRefreshRefetchedObjects`: the saved objects among `objects` that already
+    /// held values before this fetch take the current rows.
+    func refreshRefetched(_ objects: [ManagedObject], except fresh: [ManagedObject], entity: EntityDescription) throws(StrataError) {
+        let new = Set(fresh.map(ObjectIdentifier.init))
+        let held = objects.filter { !$0.lifecycle.isFault && !$0.lifecycle.isInserted && !$0.lifecycle.isDeleted && !new.contains(ObjectIdentifier($0)) }
+        guard !held.isEmpty else { return }
+        var byID: [ObjectID: RowSnapshot] = [:]
+        for row in try source.rows(of: entity, ids: held.map(\.objectID)) { byID[row.id] = row }
+        for object in held { if let row = byID[object.objectID] { take(row, keepingChangesOf: object) } }
+    }
 }

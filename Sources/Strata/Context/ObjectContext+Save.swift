@@ -211,17 +211,6 @@ extension ObjectContext {
             return
         }
         guard let row = try? source.rows(of: object.entity, ids: [object.objectID]).first else { return }
-        let attributeCount = object.entity.attributes.count
-        for i in 0..<attributeCount where !object.changedProperties.contains(i) {
-            object.attributeValues[i] = row.attributes[i]
-            object.valueErrors[i] = row.errors[i]
-        }
-        let previous = loadedToOneTargets(object)
-        for i in object.entity.relationships.indices where !object.changedProperties.contains(attributeCount + i) {
-            object.relationValues[i] = row.relationValues[i]
-            if case .toOneID(let target) = row.relationValues[i] { adoptToOne(object, at: i, target: target, previous: previous[i] ?? nil) }
-        }
-        object.committedAttributes = row.attributes
-        object.rowVersion = row.version
+        take(row, keepingChangesOf: object)
     }
 }

@@ -31,6 +31,17 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var includesPendingChanges = true
     /// When `true`, results are faults (their rows are read on first touch, a batch at a time).
     public var returnsObjectsAsFaults = false
+    /// When `true`, objects the context already holds with values take the store's current
+    /// values (unsaved edits of a key are kept, as `refresh(_:mergeChanges: true)` keeps them);
+    /// by default they keep the values they have, as in Core Data. Costs one more read of the
+    /// rows of those objects.
+    ///
+    /// For example:
+    /// ```swift
+    /// var request = FetchRequest<Note>()
+    /// request.shouldRefreshRefetchedObjects = true   // another process may have written
+    /// ```
+    public var shouldRefreshRefetchedObjects = false
 
     /// Creates a request for `Result`'s entity (or `entityName`).
     public init(entityName: String? = nil, predicate: ObjectPredicate? = nil, sortKeys: [SortKey] = []) {
