@@ -26,7 +26,8 @@ public struct StackOptions: Sendable {
 
 /// How import saves reach the main context in the hybrid stack.
 public enum ImportMergeMode: Sendable, Hashable {
-    /// Merge every import save into main (touching only objects main holds).
+    /// Merge every import save into main (touching only objects main holds) as soon as main
+    /// has merged the previous ones: saves that arrive meanwhile are merged together.
     case everySave
     /// Collect import saves and merge them into main at most once per interval.
     case coalesced(milliseconds: Int)

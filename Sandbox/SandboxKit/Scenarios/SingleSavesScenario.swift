@@ -1,4 +1,7 @@
-/// `single-saves`: `--objects` inserts in the import context with a save (to disk) after each.
+/// `single-saves`: `--objects` inserts in the import context with a save (to disk) after each,
+/// next to its floor in the same run: `raw-commit`, the same books each inserted in a
+/// transaction of its own with the SQLite C API (`BEGIN IMMEDIATE`, one prepared insert,
+/// `COMMIT`). The stacks' `×raw` column is their rate over that one.
 ///
 /// For example:
 /// ```swift
@@ -6,11 +9,27 @@
 /// ```
 public struct SingleSavesScenario: Scenario {
     public static let name = "single-saves"
-    public static let summary = "N inserts in the import context, each saved to disk on its own"
+    public static let summary = "N inserts in the import context, each saved to disk on its own (and raw one-row transactions)"
+    /// The raw SQLite variant every stack's rate is compared with.
+    public static let rawVariant = "raw-commit"
+
+    public static let variants = [
+        ScenarioVariant(name: rawVariant, usesStack: false, baseline: rawVariant),
+        ScenarioVariant(name: nil, usesStack: true, baseline: rawVariant),
+    ]
 
     public init() {}
 
+    /// The raw variant writes into a file that has the engine's schema.
+    public func prepare(_ run: ScenarioRun) async throws {
+        if run.stack == nil { try await BaselineScenario.createSchema(at: run.storeURL, model: run.model) }
+    }
+
     public func perform(_ run: ScenarioRun) async throws -> ScenarioOutcome {
+        if run.variant == Self.rawVariant {
+            let rows = run.data.books[...]
+            return ScenarioOutcome(objects: rows.count, measuredSeconds: try RawSQLiteCommit.insertOneByOne(rows, into: run.storeURL))
+        }
         let stack = try run.requireStack()
         let importer = stack.newImportContext()
         var pushes = 0

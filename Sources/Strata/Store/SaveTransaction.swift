@@ -16,13 +16,20 @@ struct SaveTransaction {
     /// Who saved, when the store records history; `nil` when it does not.
     let history: SaveOrigin?
 
-    init(model: ObjectModel, batch: ChangeBatch, policy: MergePolicy, history: SaveOrigin?, isRegistered: @escaping (ObjectID) -> Bool) {
+    /// The coordinator's statements, built once.
+    let sql: SaveSQL
+    /// The coordinator's key counters.
+    let keys: StoreKeys
+
+    init(model: ObjectModel, sql: SaveSQL, keys: StoreKeys, batch: ChangeBatch, policy: MergePolicy, history: SaveOrigin?, isRegistered: @escaping (ObjectID) -> Bool) {
         self.model = model
+        self.sql = sql
+        self.keys = keys
         self.batch = batch
         self.policy = policy
         self.history = history
         self.isRegistered = isRegistered
-        self.deletedIDs = Set(batch.deleted.map(\.id))
+        self.deletedIDs = batch.deleted.isEmpty ? [] : Set(batch.deleted.map(\.id))
     }
 
     /// Prepared statements of this save, built once per entity (inserts) and per set of
@@ -72,11 +79,8 @@ struct SaveTransaction {
             byEntity[change.id.entity.index, default: []].append(position)
         }
         for (entityIndex, positions) in byEntity {
-            let entity = model.entities[entityIndex]
-            let stored = try Int64.fetchOne(db, sql: "SELECT max_key FROM \(StoreSchema.keysTable) WHERE entity = ?", arguments: [entity.name])
-            let base = try stored ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(_id), 0) FROM \(quoted(entity.name))") ?? 0
-            for (offset, position) in positions.enumerated() { outcome.assign(base + Int64(offset) + 1, to: batch.inserted[position].id, at: position) }
-            try db.execute(sql: "INSERT OR REPLACE INTO \(StoreSchema.keysTable) (entity, max_key) VALUES (?, ?)", arguments: [entity.name, base + Int64(positions.count)])
+            let first = try keys.reserve(positions.count, of: model.entities[entityIndex], sql: sql, db)
+            for (offset, position) in positions.enumerated() { outcome.assign(first + Int64(offset), to: batch.inserted[position].id, at: position) }
         }
     }
 
@@ -102,12 +106,7 @@ struct SaveTransaction {
         if let cached = statements.inserts[entity.index] {
             statement = cached
         } else {
-            var names = ["_id", "_version"]
-            for column in entity.columns {
-                if case .order = column { continue }
-                names.append(quoted(StoreSchema.columnName(column, in: entity)))
-            }
-            statement = try db.cachedStatement(sql: "INSERT INTO \(quoted(entity.name)) (\(names.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: names.count - 2)))")
+            statement = try db.cachedStatement(sql: sql.insert[entity.index])
             statements.inserts[entity.index] = statement
         }
         let handle = statement.sqliteStatement
@@ -331,7 +330,7 @@ extension StoreCoordinator {
     /// if it throws. `isRegistered` says whether the saving context holds an object with an ID
     /// (an insert colliding with a unique value cannot become that row then).
     func save(_ batch: ChangeBatch, policy: MergePolicy, origin: SaveOrigin, isRegistered: @escaping (ObjectID) -> Bool) throws(StrataError) -> SaveOutcome {
-        let work = SaveTransaction(model: model, batch: batch, policy: policy, history: recordsHistory ? origin : nil, isRegistered: isRegistered)
+        let work = SaveTransaction(model: model, sql: saveSQL, keys: keys, batch: batch, policy: policy, history: recordsHistory ? origin : nil, isRegistered: isRegistered)
         do {
             return try write { db in try work.run(db) }
         } catch {

@@ -22,7 +22,7 @@ extension StoreCoordinator {
         }
         do {
             return try write { db in
-                let ids = try plan.run(request.rows, db)
+                let ids = try plan.run(request.rows, keys: keys, sql: saveSQL, db)
                 if recordsHistory { try HistoryWriter.record(ChangeSet(inserted: Set(ids)), kind: .batchInsert, db) }
                 return ids
             }
@@ -82,9 +82,9 @@ private struct BatchInsertPlan {
         self.requiredNames = required
     }
 
-    func run(_ rows: [[PropertyValue]], _ db: Database) throws -> [ObjectID] {
-        let stored = try Int64.fetchOne(db, sql: "SELECT max_key FROM \(StoreSchema.keysTable) WHERE entity = ?", arguments: [entity.name])
-        let base = try stored ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(_id), 0) FROM \(quoted(entity.name))") ?? 0
+    func run(_ rows: [[PropertyValue]], keys: StoreKeys, sql: SaveSQL, _ db: Database) throws -> [ObjectID] {
+        guard !rows.isEmpty else { return [] }
+        let base = try keys.reserve(rows.count, of: entity, sql: sql, db) - 1   // nothing is written if a row fails
         let sql = "INSERT INTO \(quoted(entity.name)) (_id, _version, \(columnNames.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: columnNames.count)))"
         let statement = try db.makeStatement(sql: sql)
         let handle = statement.sqliteStatement
@@ -118,7 +118,6 @@ private struct BatchInsertPlan {
             ids.append(ObjectID(entity: entity, key: key))
         }
         sqlite3_reset(handle)
-        try db.execute(sql: "INSERT OR REPLACE INTO \(StoreSchema.keysTable) (entity, max_key) VALUES (?, ?)", arguments: [entity.name, base + Int64(rows.count)])
         return ids
     }
 

@@ -97,10 +97,7 @@ extension StoreCoordinator {
     func reserveKeys(for entity: EntityDescription, count: Int) throws(StrataError) -> Int64 {
         do {
             return try write { db in
-                let stored = try Int64.fetchOne(db, sql: "SELECT max_key FROM \(StoreSchema.keysTable) WHERE entity = ?", arguments: [entity.name])
-                let base = try stored ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(_id), 0) FROM \(quoted(entity.name))") ?? 0
-                try db.execute(sql: "INSERT OR REPLACE INTO \(StoreSchema.keysTable) (entity, max_key) VALUES (?, ?)", arguments: [entity.name, base + Int64(count)])
-                return base + 1
+                try keys.reserve(count, of: entity, sql: saveSQL, db)
             }
         } catch {
             throw Self.storeError(error)

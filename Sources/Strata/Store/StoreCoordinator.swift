@@ -26,6 +26,10 @@ public final class StoreCoordinator: Sendable {
     let database: any DatabaseWriter
     /// SQL recorded for tests and diagnostics (see ``recordingSQL(_:)``).
     let sqlRecorder: SQLRecorder
+    /// The statements a save runs, built once from the model.
+    let saveSQL: SaveSQL
+    /// The primary-key counters, remembered between this coordinator's writes.
+    let keys = StoreKeys()
     /// Observers of every save through this coordinator (root contexts subscribe here to learn
     /// about each other's saves).
     let saveObservers = ChangeObservers()
@@ -66,11 +70,30 @@ public final class StoreCoordinator: Sendable {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while true {
             do {
-                return try database.write(body)
+                return try database.writeWithoutTransaction { db in try inImmediateTransaction(db, body) }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010))
             }
         }
+    }
+
+    /// Runs `body` between `BEGIN IMMEDIATE` and `COMMIT` (rolled back if it throws), as
+    /// GRDB's `write` does, but with both statements prepared once per connection: a
+    /// one-object save spent about a fifth of its instructions preparing them again.
+    private func inImmediateTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+        keys.begin(db)
+        let result: T
+        do {
+            result = try body(db)
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+        } catch {
+            keys.didRollBack()
+            if db.isInsideTransaction { try? db.rollback() }   // (SQLite may have rolled back already); the body's error is the one to report
+            throw error
+        }
+        keys.didCommit(db)
+        return result
     }
 
     /// Opens (creating if needed) the store described by `store` for `model`.
@@ -105,6 +128,7 @@ public final class StoreCoordinator: Sendable {
         self.database = database
         self.storeIdentifier = identifier
         self.sqlRecorder = recorder
+        self.saveSQL = SaveSQL(model: model)
         _ = try? hasExternalChanges()  // the baseline: changes from now on count
     }
 
