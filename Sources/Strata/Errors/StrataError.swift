@@ -132,16 +132,28 @@ public struct SaveConflict: Sendable, Hashable, CustomStringConvertible {
     public var ourValue: PropertyValue
     /// The value now in the store (`.null` if the row is gone).
     public var storedValue: PropertyValue
+    /// For a unique-constraint collision: the stored object that already holds the value
+    /// (Core Data's `NSConstraintConflict.databaseObject`); `nil` for a changed row.
+    public var conflictingObjectID: ObjectID?
 
-    public init(objectID: ObjectID, key: String?, originalValue: PropertyValue, ourValue: PropertyValue, storedValue: PropertyValue) {
+    /// Describes one conflict.
+    ///
+    /// For example:
+    /// ```swift
+    /// let conflict = SaveConflict(objectID: id, key: "title", originalValue: .string("a"), ourValue: .string("b"), storedValue: .string("c"))
+    /// ```
+    public init(objectID: ObjectID, key: String?, originalValue: PropertyValue, ourValue: PropertyValue, storedValue: PropertyValue,
+                conflictingObjectID: ObjectID? = nil) {
         self.objectID = objectID
         self.key = key
         self.originalValue = originalValue
         self.ourValue = ourValue
         self.storedValue = storedValue
+        self.conflictingObjectID = conflictingObjectID
     }
 
     public var description: String {
-        "\(objectID) \(key ?? "<row>"): original \(originalValue), ours \(ourValue), stored \(storedValue)"
+        let holder = conflictingObjectID.map { ", held by \($0)" } ?? ""
+        return "\(objectID) \(key ?? "<row>"): original \(originalValue), ours \(ourValue), stored \(storedValue)\(holder)"
     }
 }

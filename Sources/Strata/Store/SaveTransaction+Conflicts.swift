@@ -60,6 +60,28 @@ extension SaveTransaction {
         }
     }
 
+    /// The stored rows that already hold `change`'s value of the unique attribute `key` (every
+    /// unique attribute it sets when the key is unknown), as conflicts naming them. A unique
+    /// collision of an update is never resolved by the merge policy: the other row is another
+    /// object, not this one changed underneath.
+    func uniqueCollisions(of change: ObjectChange, key: String?, _ db: Database) throws -> [SaveConflict] {
+        let entity = change.id.entity
+        var conflicts: [SaveConflict] = []
+        for (i, attribute) in entity.attributes.enumerated() where attribute.isUnique && (key == nil || attribute.name == key) {
+            let value = change.values[i]
+            guard !value.isNull else { continue }
+            let statement = try db.cachedStatement(sql: "SELECT _id FROM \(quoted(entity.name)) WHERE \(quoted(attribute.name)) = ?")
+            RawStatement.bind(value, to: statement.sqliteStatement, at: 1)
+            var holders: [Int64] = []
+            try RawStatement.forEachRow(statement, db) { holders.append(sqlite3_column_int64($0, 0)) }
+            for holder in holders where change.id.isTemporary || holder != change.id.key {
+                conflicts.append(SaveConflict(objectID: change.id, key: attribute.name, originalValue: change.originalValues?[i] ?? .null,
+                                              ourValue: value, storedValue: value, conflictingObjectID: ObjectID(entity: entity, key: holder)))
+            }
+        }
+        return conflicts
+    }
+
     /// An insert collided with a stored unique value: unless the colliding row is already an
     /// object of the saving context, the inserted object becomes that row — updated with our
     /// values under object-trump and overwrite, taken as it is under store-trump and rollback.

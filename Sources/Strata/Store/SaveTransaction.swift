@@ -126,7 +126,8 @@ struct SaveTransaction {
             let key = uniqueKey(in: error, entity: entity)
             if policy != .error, try adoptExistingRow(for: change, at: insertIndex, db, &outcome, statements) { return }
             throw StrataError(.conflict, "Inserting \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
-                              entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error)
+                              entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error,
+                              conflicts: try uniqueCollisions(of: change, key: key, db))
         }
     }
 
@@ -190,7 +191,8 @@ struct SaveTransaction {
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.resultCode == .SQLITE_CONSTRAINT {
             let key = uniqueKey(in: error, entity: entity)
             throw StrataError(.conflict, "Updating \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
-                              entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error)
+                              entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error,
+                              conflicts: try uniqueCollisions(of: change, key: key, db))
         }
         return db.changesCount == 1
     }
