@@ -150,6 +150,35 @@ import Testing
         }
     }
 
+    /// `depth` SUBQUERYs over `collection`, each inside the previous one's predicate, around `inner`.
+    private static func nested(_ depth: Int, _ collection: String = "group.parent.items", inner: String = "TRUEPREDICATE") -> String {
+        var format = inner.replacingOccurrences(of: "$X", with: "$v\(depth - 1)")
+        for level in stride(from: depth - 1, through: 0, by: -1) {
+            let path = level == 0 ? collection : "$v\(level - 1).\(collection)"
+            format = "SUBQUERY(\(path), $v\(level), \(format)).@count >= 0"
+        }
+        return format
+    }
+
+    /// A SUBQUERY counts 8 levels of nesting: the deepest allowed ones run in SQLite (32
+    /// nested SUBQUERYs, one level each, overflowed its parser stack).
+    @Test func nestingIsBoundedAndTheDeepestAllowedRuns() throws {
+        let store = try smallStore()
+        let levels = PredicateParser.maximumNesting / PredicateParser.subqueryNestingCost
+        let nots = PredicateParser.maximumNesting - (levels - 1) * PredicateParser.subqueryNestingCost
+        let inner = String(repeating: "NOT (", count: nots) + "$X.score == nil" + String(repeating: ")", count: nots)
+        // No group has a parent: these run (SQL and memory agree) and select nothing.
+        for format in [Self.nested(levels), Self.nested(levels - 1, inner: inner)] {
+            #expect(try keys(store, format) == [], "\(format)")
+        }
+        #expect(try keys(store, Self.nested(levels, "group.items")) == [1, 2, 3, 4])
+        #expect(try keys(store, Self.nested(levels - 1, "group.items", inner: inner)) == [1, 2, 3, 4])
+        for format in [Self.nested(levels + 1), Self.nested(levels - 1, inner: "NOT " + inner)] {
+            do { _ = try ObjectPredicate(format); Issue.record("parsed \(format)") }
+            catch { #expect(error.code == .malformedPredicate); #expect(error.message.contains("more than \(PredicateParser.maximumNesting) deep")) }
+        }
+    }
+
     static let engineFormats = [
         "SUBQUERY(folder.notes, $n, $n.rating > 2).@count >= 3",
         "SUBQUERY(tags, $t, $t.label BEGINSWITH 'r').@count > 0",
