@@ -54,6 +54,10 @@ PREDICATES = [
     (13, "link == %@"),
     (14, "%K ==[c] %@ AND count > %ld"),
     (15, "name IN %@ AND %K != nil"),
+    (0, "SUBQUERY(group.items, $i, $i.score > 1 AND ANY $i.tags.name ==[c] \"x\").@count >= 1"),
+    (0, "SUBQUERY(tags, $t, SUBQUERY($t.items, $u, $u.steps.@count > 0 OR $u == nil).@count == 0).@count < 2"),
+    (0, "group.items.@sum.score > 2 OR group.children.@avg.rank == nil AND group.items.@min.group.rank <= 1"),
+    (1, "2 > SUBQUERY(steps, $s, $s.owner.title == %@).@count"),
 ]
 
 # Inputs the fuzzer found (the fixes and their tests: PredicateFuzzRegressionTests).

@@ -20,6 +20,12 @@ import Testing
             (.key("name").endsWith("z"), "name ENDSWITH \"z\""),
             (.key("zip").matches("[0-9]+"), "zip MATCHES \"[0-9]+\""),
             (.key("flag") == true, "flag == TRUE"),
+            (.key("group.items").sum("score") > 2, "group.items.@sum.score > 2"),
+            (.key("items").average("price") == nil, "items.@avg.price == nil"),
+            (.key("items").min("group.rank") <= 1 || .key("items").max("count") >= 3, "items.@min.group.rank <= 1 OR items.@max.count >= 3"),
+            (.subquery("tags", "$t", .key("$t.name").beginsWith("s") && .key("$t.items").count > 1) >= 2,
+             "SUBQUERY(tags, $t, $t.name BEGINSWITH \"s\" AND $t.items.@count > 1).@count >= 2"),
+            (ObjectPredicate.subquery("group.items", "i", .key("$i.score") < 1) == 0, "SUBQUERY(group.items, $i, $i.score < 1).@count == 0"),
             (ObjectPredicate.and([]), "TRUEPREDICATE"),
             (ObjectPredicate.or([]), "FALSEPREDICATE"),
         ]

@@ -14,8 +14,11 @@ import Testing
         var generator = RandomPredicateGenerator(seed: seed &+ 1, store: store)
         var failures = 0
         var nonTrivial = 0
+        var subqueries = 0, collectionOperators = 0
         for n in 0..<1_200 {
             let (format, arguments) = generator.predicate()
+            if format.contains("SUBQUERY") { subqueries += 1 }
+            if ["@sum", "@avg", "@min", "@max"].contains(where: format.contains) { collectionOperators += 1 }
             let predicate: ObjectPredicate
             let compiled: CompiledPredicate
             do {
@@ -42,5 +45,6 @@ import Testing
         }
         // The generator must produce selective predicates, or agreement proves little.
         #expect(nonTrivial > 400, "only \(nonTrivial) predicates selected a proper subset")
+        #expect(subqueries > 60 && collectionOperators > 60, "\(subqueries) SUBQUERYs, \(collectionOperators) collection operators")
     }
 }

@@ -5,6 +5,10 @@ import Foundation
 struct RandomPredicateGenerator {
     var rng: SeededRandom
     let store: PredicateTestStore
+    /// Put in front of every key path: `$v0.` inside a SUBQUERY over items.
+    private var prefix = ""
+    /// How many SUBQUERYs enclose the leaf being generated.
+    private var subqueryDepth = 0
 
     static let stringPaths = ["title", "name", "group.name", "group.parent.name", "detail.note", "group.parent.parent.name"]
     static let toManyStringPaths = ["tags.name", "group.children.name", "group.items.title", "tags.items.name"]
@@ -15,6 +19,13 @@ struct RandomPredicateGenerator {
     static let modifiers = ["", "", "[c]", "[d]", "[cd]", "[C]", "[dc]"]
     static let quantifiers = ["", "ANY ", "SOME ", "ALL ", "NONE ", "any ", "all ", "none "]
     static let likePatterns = ["*b*", "?bc", "É*", "a*", "*", "?", "*\\\\**", "x\\\\?y", "r?sum?", "*é", "*BC", "", "e*c", "*?*"]
+    /// Collection operators over to-many key paths, through to-ones before and after them.
+    static let aggregatePaths = [
+        "group.items.@sum.score", "group.items.@avg.count", "group.items.@min.price", "group.items.@max.score",
+        "group.children.@sum.rank", "group.children.@avg.rank", "group.parent.children.@max.rank",
+        "group.items.@min.group.rank", "group.items.@sum.price", "detail.item.group.items.@avg.score",
+    ]
+    static let aggregateValues: [Double?] = [nil, -1, 0, 1, 2, 2.5, 3, 4.5, 100]
     static let regexPatterns = ["a.*", "[a-z]+", ".*b.*", "ab?c", "R.*"]
 
     init(seed: UInt64, store: PredicateTestStore) {
@@ -43,6 +54,10 @@ struct RandomPredicateGenerator {
     }
 
     private mutating func leaf(_ args: inout [Any?]) -> String {
+        if rng.chance(0.14) {
+            if rng.chance(0.5) { return numericLeaf(rng.pick(Self.aggregatePaths), values: Self.aggregateValues, &args) }
+            if subqueryDepth < 2 { return subqueryLeaf(&args) }
+        }
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<28: return stringLeaf(rng.pick(Self.stringPaths), quantifier: "", &args)
         case 28..<42: return stringLeaf(rng.pick(Self.toManyStringPaths), quantifier: rng.pick(Self.quantifiers), &args)
@@ -55,13 +70,37 @@ struct RandomPredicateGenerator {
         case 79..<82: return uuidLeaf(&args)
         case 82..<85: return dataLeaf(&args)
         case 85..<95: return objectLeaf(&args)
-        case 95..<97: return "\(rng.pick(Self.quantifiers))group.items.score \(rng.pick(["<", ">", "=="])) \(rng.pick(["0", "1", "2.5"]))"
+        case 95..<97: return "\(rng.pick(Self.quantifiers))\(prefix)group.items.score \(rng.pick(["<", ">", "=="])) \(rng.pick(["0", "1", "2.5"]))"
         default: return rng.pick(["TRUEPREDICATE", "FALSEPREDICATE", "truepredicate"])
         }
     }
 
-    /// `path` written directly or as `%K`.
+    /// `SUBQUERY(collection, $vN, …).@count` compared with a small number; over items the
+    /// inner predicate is any generated predicate (nested SUBQUERYs included).
+    private mutating func subqueryLeaf(_ args: inout [Any?]) -> String {
+        let outer = prefix
+        defer { prefix = outer; subqueryDepth -= 1 }
+        let variable = "$v\(subqueryDepth)"
+        subqueryDepth += 1
+        let (collection, entity) = rng.pick([("group.items", "Item"), ("group.parent.items", "Item"), ("tags", "Tag"), ("group.children", "Group"), ("group.items", "Item")])
+        let op = rng.pick(["==", "!=", "<", "<=", ">", ">="])
+        let count = rng.pick(["0", "1", "2", "3"])
+        let mirrored = rng.chance(0.15)
+        prefix = variable + "."
+        let inner: String
+        switch entity {
+        case "Item": inner = node(depth: 1, &args)
+        case "Tag": inner = rng.chance(0.7) ? stringLeaf("name", quantifier: "", &args) : "\(variable).items.@count \(rng.pick([">", "=="])) 1"
+        default: inner = rng.chance(0.5) ? numericLeaf("rank", values: PredicateFixtures.integers.map { $0.map(Double.init) }, &args)
+            : "(\(stringLeaf("name", quantifier: "", &args)) OR \(variable).items.@count == 0)"
+        }
+        let subquery = "SUBQUERY(\(outer)\(collection), \(variable), \(inner)).@count"
+        return mirrored ? "\(count) \(op) \(subquery)" : "\(subquery) \(op) \(count)"
+    }
+
+    /// `path` written directly or as `%K`, after the prefix.
     private mutating func keyPath(_ path: String, _ args: inout [Any?]) -> String {
+        let path = prefix + path
         guard rng.chance(0.15) else { return path }
         args.append(path)
         return "%K"
@@ -124,9 +163,9 @@ struct RandomPredicateGenerator {
         let op = rng.pick(Self.numericOperators)
         if op != "IN" && op != "BETWEEN" && rng.chance(0.1) {
             let value = numberLiteral(rng.pick(values) ?? 1, &args)
-            return "\(value) \(op) \(path.contains("@") ? path : keyPath(path, &args))"
+            return "\(value) \(op) \(path.contains("@") ? prefix + path : keyPath(path, &args))"
         }
-        let lhs = path.contains("@") ? path : keyPath(path, &args)
+        let lhs = path.contains("@") ? prefix + path : keyPath(path, &args)
         switch op {
         case "IN":
             let list = (0..<Int.random(in: 1...3, using: &rng)).map { _ in numberLiteral(rng.pick(values), &args) }
@@ -140,28 +179,28 @@ struct RandomPredicateGenerator {
 
     private mutating func dateLeaf(_ args: inout [Any?]) -> String {
         let op = rng.pick(["==", "!=", "<", "<=", ">", ">="])
-        guard let seconds = rng.pick(PredicateFixtures.dates) else { return "created \(op) nil" }
+        guard let seconds = rng.pick(PredicateFixtures.dates) else { return "\(prefix)created \(op) nil" }
         let date = Date(timeIntervalSince1970: seconds)
-        if rng.chance(0.5) { args.append(date); return "created \(op) %@" }
-        return "created \(op) CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
+        if rng.chance(0.5) { args.append(date); return "\(prefix)created \(op) %@" }
+        return "\(prefix)created \(op) CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
     }
 
     private mutating func uuidLeaf(_ args: inout [Any?]) -> String {
         let uuid = rng.pick(PredicateFixtures.uuids)
         switch Int.random(in: 0..<3, using: &rng) {
-        case 0: args.append(uuid); return "uid \(rng.pick(["==", "!="])) %@"
-        case 1: return "uid BEGINSWITH\(rng.pick(["", "[c]"])) \"e6\""
-        default: args.append(uuid?.uuidString); return "uid \(rng.pick(["==", "<", ">="])) %@"
+        case 0: args.append(uuid); return "\(prefix)uid \(rng.pick(["==", "!="])) %@"
+        case 1: return "\(prefix)uid BEGINSWITH\(rng.pick(["", "[c]"])) \"e6\""
+        default: args.append(uuid?.uuidString); return "\(prefix)uid \(rng.pick(["==", "<", ">="])) %@"
         }
     }
 
     private mutating func dataLeaf(_ args: inout [Any?]) -> String {
         if rng.chance(0.3) {
             args.append(PredicateFixtures.blobs.compactMap { $0 }.filter { _ in rng.chance(0.5) })
-            return "blob IN %@"
+            return "\(prefix)blob IN %@"
         }
         args.append(rng.pick(PredicateFixtures.blobs))
-        return "blob \(rng.pick(["==", "!="])) %@"
+        return "\(prefix)blob \(rng.pick(["==", "!="])) %@"
     }
 
     private mutating func objectID(_ entity: String) -> Any? {
@@ -178,13 +217,13 @@ struct RandomPredicateGenerator {
         let (path, entity) = rng.pick([("group", "Group"), ("detail", "Detail"), ("group.parent", "Group"), ("tags", "Tag"), ("detail.item", "Item"), ("group.items", "Item")])
         if rng.chance(0.25) {
             args.append((0..<Int.random(in: 0...3, using: &rng)).map { _ in objectID(entity) })
-            return "\(path) IN %@"
+            return "\(prefix)\(path) IN %@"
         }
         if rng.chance(0.15) {
             args.append(objectID(entity) ?? ObjectID(entity: store.entity(entity), key: 1))
-            return "%@ IN \(path)"
+            return "%@ IN \(prefix)\(path)"
         }
         args.append(objectID(entity))
-        return "\(path.contains("tags") || path.contains("items") ? rng.pick(Self.quantifiers) : "")\(path) \(rng.pick(["==", "!="])) %@"
+        return "\(path.contains("tags") || path.contains("items") ? rng.pick(Self.quantifiers) : "")\(prefix)\(path) \(rng.pick(["==", "!="])) %@"
     }
 }

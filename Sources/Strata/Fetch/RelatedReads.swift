@@ -53,6 +53,12 @@ struct RelatedReads {
         case .attribute(let i): read(i, at: end)
         case .toOneID(let r), .count(let r): read(attributes + r, at: end)
         case .selfID: read(nil, at: end)
+        case .subqueryCount(let r, let inner):
+            read(attributes + r, at: end)
+            add(inner, under: end + [Hop(entity: keyPath.endEntity.index, relationship: r)])
+        case .aggregate(_, let r, let inner):
+            read(attributes + r, at: end)
+            add(inner, under: end + [Hop(entity: keyPath.endEntity.index, relationship: r)])
         }
     }
 

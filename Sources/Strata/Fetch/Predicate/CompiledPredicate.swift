@@ -36,7 +36,7 @@ struct CompiledPredicate {
         Self.evaluate(root, subject)
     }
 
-    private static func evaluate(_ node: Node, _ subject: any PredicateSubject) -> Bool {
+    static func evaluate(_ node: Node, _ subject: any PredicateSubject) -> Bool {
         switch node {
         case .constant(let value):
             return value
@@ -61,7 +61,7 @@ struct CompiledPredicate {
         }
     }
 
-    private static func sql(_ node: Node, alias: String, writer: inout PredicateSQLWriter) -> String {
+    static func sql(_ node: Node, alias: String, writer: inout PredicateSQLWriter) -> String {
         switch node {
         case .constant(let value):
             return value ? "1" : "0"

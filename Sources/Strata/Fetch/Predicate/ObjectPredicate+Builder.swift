@@ -23,6 +23,15 @@ extension ObjectPredicate {
     /// ```
     public static func none(_ keyPath: String) -> PredicateKey { PredicateKey.none(keyPath) }
 
+    /// Starts a comparison on the number of objects of the to-many `keyPath` that pass
+    /// `predicate` (`SUBQUERY(keyPath, $variable, predicate).@count`).
+    /// ```swift
+    /// let p = ObjectPredicate.subquery("tags", "$t", .key("$t.name").beginsWith("s")) >= 2
+    /// ```
+    public static func subquery(_ keyPath: String, _ variable: String, _ predicate: ObjectPredicate) -> PredicateKey {
+        PredicateKey.subquery(keyPath, variable, predicate)
+    }
+
     /// Both predicates (`AND`).
     /// ```swift
     /// let p = ObjectPredicate.key("a") == 1 && .key("b") == 2

@@ -13,21 +13,108 @@ extension ObjectPredicate {
 struct PredicateCompiler {
     let model: ObjectModel
 
-    func compile(_ node: PredicateNode, on entity: EntityDescription) throws(StrataError) -> CompiledPredicate.Node {
+    /// Compiles `node` on `entity`; `scope` holds the variables of the enclosing SUBQUERYs,
+    /// innermost last (`entity` is then the innermost variable's entity).
+    func compile(_ node: PredicateNode, on entity: EntityDescription, scope: [String] = []) throws(StrataError) -> CompiledPredicate.Node {
         switch node {
         case .constant(let value): return .constant(value)
-        case .not(let inner): return .not(try compile(inner, on: entity))
+        case .not(let inner): return .not(try compile(inner, on: entity, scope: scope))
         case .and(let nodes):
             var compiled: [CompiledPredicate.Node] = []
-            for n in nodes { compiled.append(try compile(n, on: entity)) }
+            for n in nodes { compiled.append(try compile(n, on: entity, scope: scope)) }
             return .and(compiled)
         case .or(let nodes):
             var compiled: [CompiledPredicate.Node] = []
-            for n in nodes { compiled.append(try compile(n, on: entity)) }
+            for n in nodes { compiled.append(try compile(n, on: entity, scope: scope)) }
             return .or(compiled)
         case .comparison(let comparison):
-            return try compile(comparison, path: comparison.keyPath[...], quantifier: comparison.quantifier, on: entity)
+            let path = try unscoped(comparison, scope, entity)
+            if let subquery = comparison.subquery {
+                return try compileSubquery(comparison, subquery, path: path, on: entity, scope: scope)
+            }
+            return try compile(comparison, path: path, quantifier: comparison.quantifier, on: entity)
         }
+    }
+
+    /// The key path of `c` without its variable: inside a SUBQUERY it must start with the
+    /// innermost variable; outside, no variable is known.
+    private func unscoped(_ c: PredicateComparison, _ scope: [String], _ entity: EntityDescription) throws(StrataError) -> ArraySlice<String> {
+        let path = c.keyPath[...]
+        guard let first = path.first, first.hasPrefix("$") else {
+            if let innermost = scope.last {
+                throw error("A key path inside SUBQUERY must start with its variable, as in \(innermost).\(c.keyPath.joined(separator: ".")).", c, entity)
+            }
+            return path
+        }
+        guard let innermost = scope.last else {
+            throw error("Unknown variable \(first): variables exist only inside SUBQUERY.", c, entity)
+        }
+        guard first == innermost else {
+            if scope.contains(first) {
+                throw error("\(first) is the variable of an enclosing SUBQUERY; key paths inside a SUBQUERY can start only with its own variable \(innermost).", c, entity)
+            }
+            throw error("Unknown variable \(first); this SUBQUERY's variable is \(innermost).", c, entity)
+        }
+        return path.dropFirst()
+    }
+
+    /// `SUBQUERY(path, $v, predicate).@count op value`: `path` is to-one steps then one to-many.
+    private func compileSubquery(
+        _ c: PredicateComparison, _ subquery: PredicateSubquery, path: ArraySlice<String>, on root: EntityDescription, scope: [String]
+    ) throws(StrataError) -> CompiledPredicate.Node {
+        guard !scope.contains(subquery.variable) else {
+            throw error("SUBQUERY variable \(subquery.variable) is already the variable of an enclosing SUBQUERY; give each SUBQUERY its own.", c, root)
+        }
+        guard c.quantifier == nil else { throw error("\(c.quantifier?.rawValue ?? "") cannot apply to SUBQUERY(…).@count.", c, root) }
+        var steps: [ResolvedKeyPath.Step] = []
+        var entity = root
+        for (offset, key) in path.enumerated() {
+            guard case .relationship(let r)? = entity.propertyIndex[key] else {
+                throw error("SUBQUERY needs a to-many relationship key path; \(entity.name) has no relationship \"\(key)\".", c, entity)
+            }
+            let relationship = entity.relationships[r]
+            let destination = model.entities[relationship.destinationIndex]
+            if offset < path.count - 1 {
+                guard !relationship.isToMany else {
+                    throw error("SUBQUERY's key path may pass through to-one relationships only; \(entity.name).\(key) is to-many.", c, entity)
+                }
+                steps.append(.init(relationshipIndex: r, source: entity, destination: destination))
+                entity = destination
+                continue
+            }
+            guard relationship.isToMany else {
+                throw error("SUBQUERY needs a to-many relationship; \(entity.name).\(key) is to-one.", c, entity)
+            }
+            let inner = try compile(subquery.predicate, on: destination, scope: scope + [subquery.variable])
+            return try makeTest(c, ResolvedKeyPath(steps: steps, endEntity: entity, terminal: .subqueryCount(r, inner)), entity)
+        }
+        throw error("SUBQUERY needs a to-many relationship key path as its first argument.", c, entity)
+    }
+
+    /// The key path after a collection operator (`price` in `items.@sum.price`): to-one steps
+    /// from `root`, then a number attribute.
+    private func aggregated(_ c: PredicateComparison, _ path: ArraySlice<String>, on root: EntityDescription, _ op: CollectionOperator) throws(StrataError) -> ResolvedKeyPath {
+        var steps: [ResolvedKeyPath.Step] = []
+        var entity = root
+        for (offset, key) in path.enumerated() {
+            let isLast = offset == path.count - 1
+            switch entity.propertyIndex[key] {
+            case .attribute(let a)? where isLast:
+                switch entity.attributes[a].type {
+                case .int16, .int32, .int64, .double, .decimal:
+                    return ResolvedKeyPath(steps: steps, endEntity: entity, terminal: .attribute(a))
+                default:
+                    throw error("\(op.rawValue) needs a number attribute; \(entity.name).\(key) is \(entity.attributes[a].type.rawValue).", c, entity)
+                }
+            case .relationship(let r)? where !isLast && !entity.relationships[r].isToMany:
+                let destination = model.entities[entity.relationships[r].destinationIndex]
+                steps.append(.init(relationshipIndex: r, source: entity, destination: destination))
+                entity = destination
+            default:
+                throw error("\(op.rawValue) needs a key path of to-one relationships ending at a number attribute; \(entity.name).\(key) is not one.", c, entity)
+            }
+        }
+        throw error("\(op.rawValue) needs a key after it, as in items.\(op.rawValue).price.", c, entity)
     }
 
     private func error(_ message: String, _ c: PredicateComparison, _ entity: EntityDescription) -> StrataError {
@@ -45,7 +132,7 @@ struct PredicateCompiler {
         while index < path.endIndex {
             let key = path[index]
             let isLast = index == path.endIndex - 1
-            guard key != "@count" else { throw error("@count must follow a to-many relationship.", c, entity) }
+            guard !key.hasPrefix("@") else { throw error("\(key) must follow a to-many relationship.", c, entity) }
             guard let ref = entity.propertyIndex[key] else {
                 throw error("\(entity.name) has no key \"\(key)\".", c, entity)
             }
@@ -68,6 +155,10 @@ struct PredicateCompiler {
                     guard quantifier == nil else { throw error("\(quantifier?.rawValue ?? "") cannot apply to @count.", c, entity) }
                     terminal = .count(r)
                     index += 1
+                } else if path.index(after: index) < path.endIndex, let op = CollectionOperator(rawValue: path[path.index(after: index)]) {
+                    guard quantifier == nil else { throw error("\(quantifier?.rawValue ?? "") cannot apply to \(op.rawValue).", c, entity) }
+                    terminal = .aggregate(op, r, try aggregated(c, path[(index + 2)...], on: destination, op))
+                    index = path.endIndex - 1
                 } else {
                     let inner = try compile(c, path: path[(index + 1)...], quantifier: nil, on: destination)
                     return .quantified(quantifier ?? .any, steps: steps, owner: entity, relationshipIndex: r, inner: inner)
@@ -93,7 +184,7 @@ struct PredicateCompiler {
             case .transformable: throw error("Transformable attribute \(entity.name).\(entity.attributes[a].name) cannot be compared.", c, entity)
             default: domain = .numeric
             }
-        case .count: domain = .numeric
+        case .count, .subqueryCount, .aggregate: domain = .numeric
         case .toOneID(let r): domain = .object(entity.relationships[r].destinationIndex)
         case .selfID: domain = .object(entity.index)
         }

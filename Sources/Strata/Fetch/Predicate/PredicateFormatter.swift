@@ -21,7 +21,12 @@ enum PredicateFormatter {
     private static func format(_ c: PredicateComparison) -> String {
         var text = ""
         if let quantifier = c.quantifier { text += quantifier.rawValue + " " }
-        text += c.keyPath.map(escapedKey).joined(separator: ".")
+        let keyPath = c.keyPath.map(escapedKey).joined(separator: ".")
+        if let subquery = c.subquery {
+            text += "SUBQUERY(\(keyPath), \(subquery.variable), \(format(subquery.predicate))).@count"
+        } else {
+            text += keyPath
+        }
         text += " " + c.op.rawValue
         if !c.options.isEmpty {
             text += "[" + (c.options.contains(.caseInsensitive) ? "c" : "") + (c.options.contains(.diacriticInsensitive) ? "d" : "") + "]"
@@ -36,7 +41,7 @@ enum PredicateFormatter {
     /// A key, with `#` in front when it is spelled like a key word or does not start as a key
     /// does (a letter or `_`: `#5` is the key `5`, found by fuzzing; `5` alone is a number).
     private static func escapedKey(_ key: String) -> String {
-        guard let first = key.first, first != "@" else { return key }
+        guard let first = key.first, first != "@", first != "$" else { return key }
         let startsAsKey = first == "_" || first.isLetter
         return startsAsKey && !PredicateParser.keywords.contains(key.uppercased()) ? key : "#" + key
     }

@@ -8,14 +8,19 @@
 ///     && .any("tags.name") == "swift"
 ///     && .key("tags").count > 2
 ///     && !(.key("rating").isIn([1, 2]))
+///     && .key("group.items").sum("score") > 10
+///     && .subquery("tags", "$t", .key("$t.name").beginsWith("s")) > 0
 /// ```
 public struct PredicateKey: Sendable, Hashable {
     let path: [String]
     let quantifier: PredicateQuantifier?
+    /// Set when the key is `SUBQUERY(path, …).@count`.
+    let subquery: PredicateSubquery?
 
-    init(path: [String], quantifier: PredicateQuantifier?) {
+    init(path: [String], quantifier: PredicateQuantifier?, subquery: PredicateSubquery? = nil) {
         self.path = path
         self.quantifier = quantifier
+        self.subquery = subquery
     }
 
     /// The key path `keyPath` (dot-separated, through to-one relationships; a to-many key
@@ -49,12 +54,52 @@ public struct PredicateKey: Sendable, Hashable {
     /// ```swift
     /// let p = ObjectPredicate.key("tags").count >= 2
     /// ```
-    public var count: PredicateKey { PredicateKey(path: path + ["@count"], quantifier: quantifier) }
+    public var count: PredicateKey { PredicateKey(path: path + ["@count"], quantifier: quantifier, subquery: subquery) }
 
-    private func quantified(_ q: PredicateQuantifier) -> PredicateKey { PredicateKey(path: path, quantifier: q) }
+    /// The number of objects of the to-many `keyPath` that pass `predicate`, whose key paths
+    /// start with `variable` (`SUBQUERY(keyPath, $variable, predicate).@count`).
+    /// ```swift
+    /// let p = PredicateKey.subquery("notes", "$n", .key("$n.rank") > 3 && .key("$n.done") == false) > 0
+    /// ```
+    public static func subquery(_ keyPath: String, _ variable: String, _ predicate: ObjectPredicate) -> PredicateKey {
+        PredicateKey(path: key(keyPath).path, quantifier: nil,
+                     subquery: PredicateSubquery(variable: variable.hasPrefix("$") ? variable : "$" + variable, predicate: predicate.node))
+    }
+
+    /// The sum of `key` over the objects of this to-many key path (`@sum`; 0 when there are
+    /// none, nils skipped).
+    /// ```swift
+    /// let p = ObjectPredicate.key("items").sum("price") > 100
+    /// ```
+    public func sum(_ key: String) -> PredicateKey { collection(.sum, key) }
+
+    /// The average of `key` over the objects of this to-many key path (`@avg`; nil when there
+    /// are none, nils skipped).
+    /// ```swift
+    /// let p = ObjectPredicate.key("notes").average("rank") >= 2.5
+    /// ```
+    public func average(_ key: String) -> PredicateKey { collection(.avg, key) }
+
+    /// The smallest `key` of the objects of this to-many key path (`@min`; nil when there are none).
+    /// ```swift
+    /// let p = ObjectPredicate.key("notes").min("rank") == 0
+    /// ```
+    public func min(_ key: String) -> PredicateKey { collection(.min, key) }
+
+    /// The largest `key` of the objects of this to-many key path (`@max`; nil when there are none).
+    /// ```swift
+    /// let p = ObjectPredicate.key("notes").max("rank") < 5
+    /// ```
+    public func max(_ key: String) -> PredicateKey { collection(.max, key) }
+
+    private func collection(_ op: CollectionOperator, _ key: String) -> PredicateKey {
+        PredicateKey(path: path + [op.rawValue] + Self.key(key).path, quantifier: quantifier, subquery: subquery)
+    }
+
+    private func quantified(_ q: PredicateQuantifier) -> PredicateKey { PredicateKey(path: path, quantifier: q, subquery: subquery) }
 
     private func compare(_ op: PredicateOperator, _ value: PredicateOperand, _ options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
-        ObjectPredicate(node: .comparison(PredicateComparison(quantifier: quantifier, keyPath: path, op: op, options: options, value: value)))
+        ObjectPredicate(node: .comparison(PredicateComparison(quantifier: quantifier, keyPath: path, op: op, options: options, value: value, subquery: subquery)))
     }
 
     private static func value(_ v: (any PredicateArgumentConvertible)?) -> PropertyValue { v?.predicateArgument ?? .null }

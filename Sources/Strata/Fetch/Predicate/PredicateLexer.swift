@@ -55,6 +55,17 @@ struct PredicateLexer {
             return PredicateToken(kind: try readNumber(), position: start)
         }
         if c == "%" { return PredicateToken(kind: try readSpecifier(), position: start) }
+        if c == "$" {
+            // A variable (`$n`, `$n.rank`): `$` and a key, then the key path's other keys.
+            index += 1
+            let name = readIdentifier()
+            guard let first = name.first, first == "_" || first.isLetter else { throw PredicateParser.error("a variable name after $", at: start) }
+            return PredicateToken(kind: .identifier("$" + name, escaped: false), position: start)
+        }
+        if c == ".", peek(1) == "@" {
+            // `.@count` after `SUBQUERY(…)`.
+            return PredicateToken(kind: .identifier(readIdentifier(), escaped: false), position: start)
+        }
         if c == "#" || c == "@" || c == "_" || c.isLetter {
             // The `#` stays in the name: `PredicateParser.splitKeyPath` removes one in front of
             // each key, so the first key is unescaped once, like every other.

@@ -18,6 +18,17 @@ struct PredicateComparison: Sendable, Hashable {
     var op: PredicateOperator
     var options: ObjectPredicate.StringOptions
     var value: PredicateOperand
+    /// Set for `SUBQUERY(keyPath, $variable, predicate).@count op value`: the comparison is of
+    /// the number of `keyPath`'s objects passing `predicate`.
+    var subquery: PredicateSubquery? = nil
+}
+
+/// `SUBQUERY(collection, $variable, predicate)`: the objects of the to-many key path that
+/// pass `predicate`, whose key paths start with `$variable`.
+struct PredicateSubquery: Sendable, Hashable {
+    /// The variable's name with its `$`, e.g. `"$n"`.
+    var variable: String
+    var predicate: PredicateNode
 }
 
 /// The quantifier of a comparison over a to-many key path.

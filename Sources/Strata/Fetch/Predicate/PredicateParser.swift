@@ -25,7 +25,7 @@ struct PredicateParser {
     static let keywords: Set<String> = [
         "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "BETWEEN", "IN", "BEGINSWITH", "ENDSWITH",
         "CONTAINS", "LIKE", "MATCHES", "TRUEPREDICATE", "FALSEPREDICATE", "NIL", "NULL", "TRUE",
-        "FALSE", "YES", "NO", "CAST", "SELF",
+        "FALSE", "YES", "NO", "CAST", "SELF", "SUBQUERY",
     ]
 
     mutating func parse() throws(StrataError) -> PredicateNode {
@@ -129,6 +129,8 @@ struct PredicateParser {
     private enum Side {
         case keyPath([String])
         case value(PredicateOperand)
+        /// `SUBQUERY(keyPath, $variable, predicate).@count`.
+        case subquery([String], PredicateSubquery)
     }
 
     private mutating func parseComparison() throws(StrataError) -> PredicateNode {
@@ -150,9 +152,20 @@ struct PredicateParser {
         let keyPath: [String]
         var op2 = op
         var value: PredicateOperand
+        var subquery: PredicateSubquery?
         switch (lhs, rhs) {
         case (.keyPath(let path), .value(let v)):
             keyPath = path
+            value = v
+        case (.subquery(let path, let s), .value(let v)):
+            keyPath = path
+            subquery = s
+            value = v
+        case (.value(let v), .subquery(let path, let s)):
+            guard let mirrored = op.mirrored else { throw Self.error("SUBQUERY(…).@count on the left of \(op.rawValue)", at: lhsPosition) }
+            op2 = mirrored
+            keyPath = path
+            subquery = s
             value = v
         case (.value(let v), .keyPath(let path)):
             guard quantifier == nil else { throw Self.error("a key path after \(quantifier?.rawValue ?? "")", at: lhsPosition) }
@@ -165,10 +178,13 @@ struct PredicateParser {
             }
             keyPath = path
             value = v
-        case (.keyPath, .keyPath):
-            throw Self.error("a value on the right of \(op.rawValue) (comparing two key paths is not supported)", at: rhsPosition)
         case (.value, .value):
             throw Self.error("a key path on one side of \(op.rawValue)", at: lhsPosition)
+        case (.keyPath, _), (.subquery, _):
+            throw Self.error("a value on the right of \(op.rawValue) (comparing two key paths is not supported)", at: rhsPosition)
+        }
+        if subquery != nil, let quantifier {
+            throw Self.error("a key path after \(quantifier.rawValue), not SUBQUERY (its @count is one number)", at: lhsPosition)
         }
         switch (op2, value) {
         case (.between, .list(let list)) where list.count == 2: break
@@ -181,7 +197,7 @@ struct PredicateParser {
         if case .single(let v) = value, op2.isStringOperator, !(v.isNull || v.isStringLike) {
             throw Self.error("a string after \(op2.rawValue)", at: rhsPosition)
         }
-        return .comparison(PredicateComparison(quantifier: quantifier, keyPath: keyPath, op: op2, options: options, value: value))
+        return .comparison(PredicateComparison(quantifier: quantifier, keyPath: keyPath, op: op2, options: options, value: value, subquery: subquery))
     }
 
     private mutating func parseOperator() throws(StrataError) -> PredicateOperator {
@@ -235,6 +251,7 @@ struct PredicateParser {
                 case "TRUE", "YES": return .value(.single(.bool(true)))
                 case "FALSE", "NO": return .value(.single(.bool(false)))
                 case "CAST": return .value(.single(try parseCast()))
+                case "SUBQUERY": return try parseSubquery()
                 default: throw Self.error("a key path or a value, not the key word \(word)", at: token.position)
                 }
             }
@@ -270,6 +287,42 @@ struct PredicateParser {
             if isSymbol("}") { advance(); return values }
             try expectSymbol(",", ", or } in the aggregate")
         }
+    }
+
+    /// How many levels of ``maximumNesting`` a SUBQUERY takes: its SQL (a correlated
+    /// subquery, one more per to-one before its to-many) fills SQLite's parser stack about as
+    /// fast as 8 `NOT (`. Found by a test: 32 nested SUBQUERYs, each one level, overflowed
+    /// SQLite's parser stack at fetch time; four through two to-ones each, and three with 8
+    /// `NOT`s inside, fetch.
+    static let subqueryNestingCost = 8
+
+    /// `(keyPath, $variable, predicate).@count` after `SUBQUERY`. Counts as
+    /// ``subqueryNestingCost`` levels of nesting.
+    private mutating func parseSubquery() throws(StrataError) -> Side {
+        try expectSymbol("(", "( after SUBQUERY")
+        guard depth + Self.subqueryNestingCost <= Self.maximumNesting else {
+            throw StrataError(.malformedPredicate, "The predicate nests NOT, parentheses and SUBQUERY more than \(Self.maximumNesting) deep (a SUBQUERY counts \(Self.subqueryNestingCost)).",
+                              position: current.position)
+        }
+        depth += Self.subqueryNestingCost
+        defer { depth -= Self.subqueryNestingCost }
+        let collectionPosition = current.position
+        guard case .keyPath(let collection) = try parseSide() else {
+            throw Self.error("a to-many key path as the first argument of SUBQUERY", at: collectionPosition)
+        }
+        try expectSymbol(",", ", after the key path of SUBQUERY")
+        guard case .identifier(let variable, false) = current.kind, variable.hasPrefix("$"), !variable.contains(".") else {
+            throw Self.error("a variable such as $n as the second argument of SUBQUERY", at: current.position)
+        }
+        advance()
+        try expectSymbol(",", ", after the variable of SUBQUERY")
+        let predicate = try parseOr()
+        try expectSymbol(")", ") to close SUBQUERY")
+        guard case .identifier(".@count", false) = current.kind else {
+            throw Self.error(".@count after SUBQUERY(…) (a subquery is used through its count)", at: current.position)
+        }
+        advance()
+        return .subquery(collection, PredicateSubquery(variable: variable, predicate: predicate))
     }
 
     /// `CAST(number, "NSDate")` after `CAST`: a date, as seconds since 2001 (as NSPredicate).
@@ -321,6 +374,11 @@ struct PredicateParser {
             $0.hasPrefix("#") ? String($0.dropFirst()) : String($0)
         }
         guard !segments.contains(where: \.isEmpty) else { throw error("a key path without empty segments, not \"\(path)\"", at: position) }
+        // A variable (`$n`) may only start the key path, as the lexer reads it; `%K` strings
+        // are held to the same rule so that every parsed predicate prints back.
+        guard !segments.dropFirst().contains(where: { $0.contains("$") }),
+              segments.first.map({ !$0.dropFirst().contains("$") && ($0.first != "$" || $0.dropFirst().first.map { $0 == "_" || $0.isLetter } == true) }) ?? true
+        else { throw error("a key path with $ only in front of a variable that starts it, not \"\(path)\"", at: position) }
         guard !segments.contains(where: { $0.contains("#") }) else {
             throw error("a key path with # only as one escape in front of a key, not \"\(path)\"", at: position)
         }

@@ -13,7 +13,7 @@ struct ResolvedKeyPath {
     }
 
     /// What the key path ends at, on the entity reached by the steps.
-    enum Terminal {
+    indirect enum Terminal {
         /// An attribute's value.
         case attribute(Int)
         /// A to-one relationship's destination, as `.objectID` (or `.null`).
@@ -22,6 +22,12 @@ struct ResolvedKeyPath {
         case selfID
         /// The number of destinations of a to-many relationship, as `.integer`.
         case count(Int)
+        /// The number of destinations of to-many `r` that pass `inner`, as `.integer`
+        /// (`SUBQUERY(r, $v, inner).@count`; `inner` is rooted at the destination).
+        case subqueryCount(Int, CompiledPredicate.Node)
+        /// A collection operator over to-many `r`: `inner`, rooted at the destination, read on
+        /// each destination (`r.@sum.key`), as `.double` or `.null`.
+        case aggregate(CollectionOperator, Int, ResolvedKeyPath)
     }
 
     var steps: [Step]
@@ -49,6 +55,10 @@ struct ResolvedKeyPath {
         case .toOneID(let r): return current.predicateToOne(r).map { .objectID($0.predicateObjectID) } ?? .null
         case .selfID: return .objectID(current.predicateObjectID)
         case .count(let r): return .integer(Int64(current.predicateToMany(r).count))
+        case .subqueryCount(let r, let inner):
+            return .integer(Int64(current.predicateToMany(r).count(where: { CompiledPredicate.evaluate(inner, $0) })))
+        case .aggregate(let op, let r, let inner):
+            return op.apply(current.predicateToMany(r).compactMap { inner.value(of: $0).numericValue })
         }
     }
 
@@ -121,6 +131,14 @@ struct ResolvedKeyPath {
         case .count(let r):
             let source = writer.toManySource(endEntity, r, ownerID: "\(alias)._id")
             return "(SELECT COUNT(*) \(source.fromWhere))"
+        case .subqueryCount(let r, let inner):
+            let source = writer.toManySource(endEntity, r, ownerID: "\(alias)._id")
+            let condition = CompiledPredicate.sql(inner, alias: source.alias, writer: &writer)
+            return "(SELECT COUNT(*) \(source.fromWhere) AND \(condition))"
+        case .aggregate(let op, let r, let inner):
+            let source = writer.toManySource(endEntity, r, ownerID: "\(alias)._id")
+            let value = inner.sql(from: source.alias, writer: &writer)
+            return "(SELECT \(op.sqlFunction)(\(value)) \(source.fromWhere))"
         }
     }
 }
