@@ -42,7 +42,10 @@ extension FetchedResultsController {
         }
         for id in changes.deleted where isOurs(id) { touched.insert(id) }
         guard !touched.isEmpty else { return }
-        if showsWindow { return handleInWindow(changes, updatedIDs: updatedIDs) }
+        if showsWindow {
+            if !applyInWindow(changes, touched: touched, updatedIDs: updatedIDs) { handleInWindow(changes, updatedIDs: updatedIDs) }
+            return
+        }
         // Objects not held under their current ID (merged inserts, say) are resolved together:
         // faults grouped so that the first read fetches 500 rows at once, not one per object.
         let unheld = touched.filter { members[$0] == nil && !changes.deleted.contains($0) }
@@ -73,9 +76,18 @@ extension FetchedResultsController {
             oldPaths[id] = index.locate(member.object, values: unread ? nil : member.values, id: member.indexedID)
         }
 
-        // New membership and sort values.
+        // New membership and sort values. A result updated only in keys the request does not
+        // read (say, a relationship an import sets in a second pass) matches and sorts as it did:
+        // its values are taken as they were, without evaluating or reading it.
+        let readKeys = index.evaluator.readKeys
         var newValues: [ObjectID: [PropertyValue]] = [:]
         for id in touched where !changes.deleted.contains(id) {
+            if !unread, !changes.inserted.contains(id), let member = members[id], member.indexedID == id, let values = member.values,
+               let changed = changes.updated[id], changed.keys.allSatisfy({ !readKeys.contains($0) }) {
+                objects[id] = member.object
+                newValues[id] = values
+                continue
+            }
             let object = objects[id] ?? loaded[id] ?? context.object(with: id)
             guard !object.isDeleted, object.context === context else { continue }
             index.statistics.evaluations += 1

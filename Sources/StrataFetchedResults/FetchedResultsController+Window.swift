@@ -3,7 +3,9 @@ import Strata
 extension FetchedResultsController {
     /// Whether the request shows a window of the matching objects (`fetchLimit` or
     /// `fetchOffset`): then an object leaving it lets one from outside in, which the index
-    /// cannot know, so each batch fetches the window again.
+    /// cannot always know. A `fetchLimit` window takes a batch in from memory when it can
+    /// decide the new window itself (``applyInWindow(_:touched:updatedIDs:)``); otherwise, and
+    /// for an offset or sections, the batch fetches the window again.
     var showsWindow: Bool { fetchRequest.fetchLimit > 0 || fetchRequest.fetchOffset > 0 }
 
     /// Takes in a batch for a windowed request: fetches the window again and reports the
@@ -17,6 +19,7 @@ extension FetchedResultsController {
         let old = FetchedResultsSnapshot(sections: index.sections.map { .init(name: $0.name, objectIDs: $0.entries.map(current)) })
         var objects: [ObjectID: ManagedObject] = [:]
         for section in index.sections { for entry in section.entries { objects[current(entry)] = entry.object } }
+        index.statistics.windowRefetches += 1
         do { try loadResults() } catch { return }
         for (id, member) in members { objects[id] = member.object }
         // Objects updated or come into the window show their current values, unsaved edits

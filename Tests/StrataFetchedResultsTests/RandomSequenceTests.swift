@@ -166,6 +166,10 @@ struct RandomSequenceTests {
             // Settle: whatever is pending is told, then everything must equal a fresh fetch.
             main.processPendingChanges()
             if ProcessInfo.processInfo.environment["FRC_STATS"] != nil { print("seed \(seed): \(controller.statistics), rows \(controller.fetchedObjects.count)") }
+            // A fetch-limit window takes some batches in from memory; these checks cover that path.
+            if variant.limit > 0, variant.offset == 0, !variant.sectioned, controller.statistics.windowBatchesInMemory == 0 {
+                return "seed \(seed) \(variant): no batch was taken in from memory"
+            }
             return try compare("seed \(seed) \(variant) settled")
         }
     }
@@ -183,6 +187,21 @@ struct RandomSequenceTests {
         for seed in UInt64(batch * count)..<UInt64(batch * count + count) {
             let coordinator = try await StoreCoordinator(model: rowModel, store: .inMemory)
             let failure = try Self.run(seed: seed, steps: 40, variant: Variant(sectioned: seed % 4 != 3), coordinator: coordinator)
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { break }
+        }
+    }
+
+    /// Unsectioned fetch-limit windows, which take batches in from memory where they can:
+    /// every step must still equal a fresh fetch (deletes, predicate and sort-key changes,
+    /// arrivals, merges and processed pending changes).
+    @Test(arguments: [2, 5, 9, 15])
+    func windowSeeds(limit: Int) async throws {
+        let count: UInt64 = Self.long ? 100 : 6
+        for seed in 2_000..<(2_000 + count) {
+            let coordinator = try await StoreCoordinator(model: rowModel, store: .inMemory)
+            let kind: Variant.Kind = [.privateRoot, .mainQueue, .child][Int(seed % 3)]
+            let failure = try Self.run(seed: seed, steps: 40, variant: Variant(kind: kind, sectioned: false, limit: limit), coordinator: coordinator)
             #expect(failure == nil, "\(failure ?? "")")
             if failure != nil { break }
         }
