@@ -224,9 +224,10 @@ struct WindowChangeTests {
         try context.performAndWait {
             let request = FetchRequest<Row>(predicate: ObjectPredicate.key("list.name") == "a" && ObjectPredicate.key("visible") == true,
                                             sortKeys: [SortKey("rank"), SortKey("title")])
-            #expect(try request.evaluator(in: context).readKeys == ["list", "visible", "rank", "title"])
-            let plain = FetchRequest<Row>(sortKeys: [SortKey("position")])
-            #expect(try plain.evaluator(in: context).readKeys == ["position"])
+            let keys = try request.evaluator(in: context).readKeys
+            #expect(keys == ["list", "visible", "rank", "title"])
+            let plain = try FetchRequest<Row>(sortKeys: [SortKey("position")]).evaluator(in: context).readKeys
+            #expect(plain == ["position"])
         }
     }
 }
