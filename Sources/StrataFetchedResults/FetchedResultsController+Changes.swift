@@ -22,11 +22,18 @@ extension FetchedResultsController {
             if let shown = shownValues.removeValue(forKey: temporary) { shownValues[permanent] = shown }
         }
         for id in changes.inserted where isOurs(id) { touched.insert(id) }
+        // A window whose results all have permanent IDs (none can be held under an older ID)
+        // passes over the objects outside it that a change cannot bring in: ones updated only
+        // in keys the request does not read, and (without an offset) deleted ones. O(1) each,
+        // nothing remembered.
+        let window = showsWindow && !members.keys.contains { $0.isTemporary }
+        let readKeys = window ? index.evaluator.readKeys : []
         var updatedIDs = Set<ObjectID>()
         for (id, values) in changes.updated where isOurs(id) {
             // No changed key (a value set back to what was saved, or to what it was): nothing
             // shown changed.
             if values.isEmpty { continue }
+            if window, members[id] == nil, values.keys.allSatisfy({ !readKeys.contains($0) }) { continue }
             // A result's shown values are what it holds now (a merge keeps unsaved local edits
             // of the merged keys); other objects' are what the change set says.
             var values = values
@@ -40,7 +47,8 @@ extension FetchedResultsController {
             touched.insert(id)
             updatedIDs.insert(id)
         }
-        for id in changes.deleted where isOurs(id) { touched.insert(id) }
+        let deletesOutsideCount = !(window && fetchRequest.fetchOffset == 0)   // with an offset, a row before the window shifts it
+        for id in changes.deleted where isOurs(id) && (deletesOutsideCount || members[id] != nil) { touched.insert(id) }
         guard !touched.isEmpty else { return }
         if showsWindow {
             if !applyInWindow(changes, touched: touched, updatedIDs: updatedIDs) { handleInWindow(changes, updatedIDs: updatedIDs) }
@@ -79,11 +87,11 @@ extension FetchedResultsController {
         // New membership and sort values. A result updated only in keys the request does not
         // read (say, a relationship an import sets in a second pass) matches and sorts as it did:
         // its values are taken as they were, without evaluating or reading it.
-        let readKeys = index.evaluator.readKeys
+        let sortAndPredicateKeys = index.evaluator.readKeys
         var newValues: [ObjectID: [PropertyValue]] = [:]
         for id in touched where !changes.deleted.contains(id) {
             if !unread, !changes.inserted.contains(id), let member = members[id], member.indexedID == id, let values = member.values,
-               let changed = changes.updated[id], changed.keys.allSatisfy({ !readKeys.contains($0) }) {
+               let changed = changes.updated[id], changed.keys.allSatisfy({ !sortAndPredicateKeys.contains($0) }) {
                 objects[id] = member.object
                 newValues[id] = values
                 continue
