@@ -13,7 +13,7 @@ extension FetchedResultsController {
 
         // Which of our objects the batch touches (by current ID).
         var touched = Set<ObjectID>()
-        for (temporary, permanent) in changes.permanentIDs where isOurs(permanent) {
+        func rekey(_ temporary: ObjectID, _ permanent: ObjectID) {
             if let member = members.removeValue(forKey: temporary) {
                 members[permanent] = member
                 objectKeys[ObjectIdentifier(member.object)] = permanent
@@ -21,7 +21,20 @@ extension FetchedResultsController {
             }
             if let shown = shownValues.removeValue(forKey: temporary) { shownValues[permanent] = shown }
         }
-        for id in changes.inserted where isOurs(id) { touched.insert(id) }
+        if members.count + shownValues.count < changes.permanentIDs.count {
+            // Fewer results than new IDs (a window following an import): look the results up.
+            let temporaries = Set(members.keys.filter(\.isTemporary)).union(shownValues.keys.filter(\.isTemporary))
+            for temporary in temporaries {
+                if let permanent = changes.permanentIDs[temporary], isOurs(permanent) { rekey(temporary, permanent) }
+            }
+        } else {
+            for (temporary, permanent) in changes.permanentIDs where isOurs(permanent) { rekey(temporary, permanent) }
+        }
+        // A window that more new objects arrive in than it holds fetches itself again (reading
+        // them all would cost more), so they need not be listed one by one.
+        let arrivals = showsWindow ? changes.inserted.lazy.filter(isOurs).count : 0
+        let refetchesWindow = showsWindow && arrivals > fetchRequest.fetchLimit
+        if !refetchesWindow { for id in changes.inserted where isOurs(id) { touched.insert(id) } }
         // A window whose results all have permanent IDs (none can be held under an older ID)
         // passes over the objects outside it that a change cannot bring in: ones updated only
         // in keys the request does not read, and (without an offset) deleted ones. O(1) each,
@@ -49,9 +62,9 @@ extension FetchedResultsController {
         }
         let deletesOutsideCount = !(window && fetchRequest.fetchOffset == 0)   // with an offset, a row before the window shifts it
         for id in changes.deleted where isOurs(id) && (deletesOutsideCount || members[id] != nil) { touched.insert(id) }
-        guard !touched.isEmpty else { return }
+        guard !touched.isEmpty || refetchesWindow else { return }
         if showsWindow {
-            if !applyInWindow(changes, touched: touched, updatedIDs: updatedIDs) { handleInWindow(changes, updatedIDs: updatedIDs) }
+            if refetchesWindow || !applyInWindow(changes, touched: touched, updatedIDs: updatedIDs) { handleInWindow(changes, updatedIDs: updatedIDs) }
             return
         }
         // Objects not held under their current ID (merged inserts, say) are resolved together:
