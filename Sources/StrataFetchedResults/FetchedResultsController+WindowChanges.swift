@@ -12,8 +12,10 @@ extension FetchedResultsController {
     /// and when there are not (a deleted or moved row left a gap that an object outside must
     /// fill), only a fetch knows. An update that changes no key the request reads
     /// (`FetchEvaluator.readKeys`) leaves its object where it was, in or out, without a read;
-    /// other touched objects are read, unless more of them would need reading than the window
-    /// holds (reading them would cost more than fetching the window). O(changes + window).
+    /// touched results are evaluated again in memory; an object from outside that could come in
+    /// (an arrival, or an update of a key the request reads) is not read here — the context
+    /// would keep every object read — so the window is fetched again (IDs first). O(changes +
+    /// window).
     func applyInWindow(_ changes: ChangeSet, touched: Set<ObjectID>, updatedIDs: Set<ObjectID>) -> Bool {
         let limit = fetchRequest.fetchLimit
         guard fetchRequest.fetchOffset == 0, limit > 0, !index.isSectioned, index.sections.count == 1 else { return false }
@@ -38,7 +40,11 @@ extension FetchedResultsController {
                 // Neither membership nor order can have changed (a result's update is reported below).
                 continue
             }
-            if member == nil || member?.object.isFault == true { needsRead += 1 }
+            // An object from outside (an arrival, or one whose read keys changed) would have to
+            // be read, and the context would keep it: the window's IDs are fetched instead, which
+            // registers nothing unless the window changed.
+            guard member != nil else { return false }
+            if member?.object.isFault == true { needsRead += 1 }
             reevaluated.append(id)
         }
         if needsRead > limit { return false }

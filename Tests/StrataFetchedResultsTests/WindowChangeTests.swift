@@ -4,10 +4,11 @@ import StrataFetchedResults
 import Testing
 
 /// A `fetchLimit` controller takes change sets in from memory where it can decide its window
-/// itself (changes outside it, updates of keys the request does not read, arrivals sorting
-/// before its last row), and fetches the window again only when it cannot (a row leaving a
-/// full window, more unread arrivals than the window holds). After every step the results
-/// equal a fresh fetch and the reports, applied in order, give the results.
+/// itself (deletes outside it, updates of keys the request does not read, changes of its own
+/// rows that keep the window full), and fetches the window again — IDs first, registering
+/// nothing when they are unchanged — when it cannot (a row leaving a full window, objects from
+/// outside that could come in). After every step the results equal a fresh fetch and the
+/// reports, applied in order, give the results.
 @Suite("Fetch-limit windows from change sets")
 struct WindowChangeTests {
     /// A window of the first `limit` visible rows by position, on a main context that a
@@ -97,14 +98,15 @@ struct WindowChangeTests {
         let directory = TemporaryDirectory()
         let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 200, limit: 20)
 
-        // Rows arriving after the window's last row, fewer than the window holds: read once,
-        // decided in memory, nothing reported.
+        // Rows arriving after the window's last row: the window's IDs are fetched, the same
+        // ones come back, nothing is reported and the main context registers nothing new.
+        let registered = fixture.main.performAndWait { fixture.main.registeredObjects.count }
         var stats = try fixture.importStep { context in
             for i in 0..<10 { let row = context.insert(Row.self); row.position = Int64(5_000 + i) }
         }
-        #expect(stats.windowBatchesInMemory == 1)
-        #expect(stats.windowRefetches == 0)
+        #expect(stats.windowRefetches == 1)
         #expect(fixture.recorder.batches.isEmpty)
+        #expect(fixture.main.performAndWait { fixture.main.registeredObjects.count } == registered)
         try fixture.check("arrivals after the window")
 
         // Updates of a key the request does not read: outside rows are not even read; the
@@ -116,6 +118,7 @@ struct WindowChangeTests {
         #expect(stats.windowRefetches == 0)
         #expect(stats.sortValueReads == 0)
         #expect(stats.evaluations == 0)
+        #expect(fixture.main.performAndWait { fixture.main.registeredObjects.count } == registered)
         #expect(fixture.recorder.batches.last?.rows.count == 15)
         #expect(fixture.recorder.batches.last?.rows.allSatisfy { $0.type == .update } == true)
         try fixture.check("updates of an unread key")
@@ -130,8 +133,7 @@ struct WindowChangeTests {
             hidden.position = -100
             hidden.visible = false
         }
-        #expect(stats.windowBatchesInMemory == 1)
-        #expect(stats.windowRefetches == 0)
+        #expect(stats.windowRefetches == 1)
         let types = fixture.recorder.batches.last?.rows.map(\.type) ?? []
         // -5 and 15 come in and push 80 and 90 out; 85 arrives inside the old window but is
         // pushed out by the other two arrivals.
@@ -144,11 +146,11 @@ struct WindowChangeTests {
         let directory = TemporaryDirectory()
         let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 40, limit: 10)
 
-        // An outside row moved before the boundary comes in, the last one leaves: in memory.
+        // An outside row moved before the boundary comes in, the last one leaves: fetched.
         var stats = try fixture.importStep { context in
             for row in try fixture.rows(at: [300], in: context) { row.position = 1 }
         }
-        #expect(stats.windowBatchesInMemory == 1)
+        #expect(stats.windowRefetches == 1)
         try fixture.check("moved in by its sort key")
 
         // A row inside moved within the window: in memory, a move.
@@ -166,11 +168,19 @@ struct WindowChangeTests {
         #expect(stats.windowRefetches == 1)
         try fixture.check("hidden by the predicate")
 
-        // A hidden outside row shown before the boundary comes in.
+        // A hidden outside row shown before the boundary comes in: fetched.
         stats = try fixture.importStep { context in
             for row in try fixture.rows(at: [20], in: context) { row.visible = true }
         }
+        #expect(stats.windowRefetches == 1)
+
+        // Rows inside changing places among themselves, the window staying full: in memory.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [5, 10], in: context) { row.position = row.position == 5 ? 11 : 4 }
+        }
         #expect(stats.windowBatchesInMemory == 1)
+        #expect(stats.windowRefetches == 0)
+        try fixture.check("swapped inside")
         try fixture.check("shown by the predicate")
 
         // A row inside moved past the boundary leaves a gap: fetched again.
@@ -199,16 +209,21 @@ struct WindowChangeTests {
         try fixture.check("deleted inside")
     }
 
-    @Test func aWindowNotFullTakesEverythingInFromMemory() async throws {
+    @Test func aWindowNotFullTakesItsOwnDeletesInFromMemory() async throws {
         let directory = TemporaryDirectory()
         let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 5, limit: 10)
         var stats = try fixture.importStep { context in
             for row in try fixture.rows(at: [20], in: context) { context.delete(row) }
-            for position in [7, 1_000] { let row = context.insert(Row.self); row.position = Int64(position) }
         }
         #expect(stats.windowBatchesInMemory == 1)
         #expect(stats.windowRefetches == 0)
-        try fixture.check("not full")
+        try fixture.check("not full, deleted")
+
+        stats = try fixture.importStep { context in
+            for position in [7, 1_000] { let row = context.insert(Row.self); row.position = Int64(position) }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("not full, arrivals")
 
         // More arrivals than the window holds: fetching the window beats reading them all.
         stats = try fixture.importStep { context in
