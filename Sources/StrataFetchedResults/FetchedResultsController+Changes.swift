@@ -13,7 +13,7 @@ extension FetchedResultsController {
 
         // Which of our objects the batch touches (by current ID).
         var touched = Set<ObjectID>()
-        for (temporary, permanent) in changes.permanentIDs where isOurs(permanent) {
+        func rekey(_ temporary: ObjectID, _ permanent: ObjectID) {
             if let member = members.removeValue(forKey: temporary) {
                 members[permanent] = member
                 objectKeys[ObjectIdentifier(member.object)] = permanent
@@ -21,12 +21,32 @@ extension FetchedResultsController {
             }
             if let shown = shownValues.removeValue(forKey: temporary) { shownValues[permanent] = shown }
         }
-        for id in changes.inserted where isOurs(id) { touched.insert(id) }
+        if members.count + shownValues.count < changes.permanentIDs.count {
+            // Fewer results than new IDs (a window following an import): look the results up.
+            let temporaries = Set(members.keys.filter(\.isTemporary)).union(shownValues.keys.filter(\.isTemporary))
+            for temporary in temporaries {
+                if let permanent = changes.permanentIDs[temporary], isOurs(permanent) { rekey(temporary, permanent) }
+            }
+        } else {
+            for (temporary, permanent) in changes.permanentIDs where isOurs(permanent) { rekey(temporary, permanent) }
+        }
+        // A window that more new objects arrive in than it holds fetches itself again (reading
+        // them all would cost more), so they need not be listed one by one.
+        let arrivals = showsWindow ? changes.inserted.lazy.filter(isOurs).count : 0
+        let refetchesWindow = showsWindow && arrivals > fetchRequest.fetchLimit
+        if !refetchesWindow { for id in changes.inserted where isOurs(id) { touched.insert(id) } }
+        // A window whose results all have permanent IDs (none can be held under an older ID)
+        // passes over the objects outside it that a change cannot bring in: ones updated only
+        // in keys the request does not read, and (without an offset) deleted ones. O(1) each,
+        // nothing remembered.
+        let window = showsWindow && !members.keys.contains { $0.isTemporary }
+        let readKeys = window ? index.evaluator.readKeys : []
         var updatedIDs = Set<ObjectID>()
         for (id, values) in changes.updated where isOurs(id) {
             // No changed key (a value set back to what was saved, or to what it was): nothing
             // shown changed.
             if values.isEmpty { continue }
+            if window, members[id] == nil, values.keys.allSatisfy({ !readKeys.contains($0) }) { continue }
             // A result's shown values are what it holds now (a merge keeps unsaved local edits
             // of the merged keys); other objects' are what the change set says.
             var values = values
@@ -40,9 +60,13 @@ extension FetchedResultsController {
             touched.insert(id)
             updatedIDs.insert(id)
         }
-        for id in changes.deleted where isOurs(id) { touched.insert(id) }
-        guard !touched.isEmpty else { return }
-        if showsWindow { return handleInWindow(changes, updatedIDs: updatedIDs) }
+        let deletesOutsideCount = !(window && fetchRequest.fetchOffset == 0)   // with an offset, a row before the window shifts it
+        for id in changes.deleted where isOurs(id) && (deletesOutsideCount || members[id] != nil) { touched.insert(id) }
+        guard !touched.isEmpty || refetchesWindow else { return }
+        if showsWindow {
+            if refetchesWindow || !applyInWindow(changes, touched: touched, updatedIDs: updatedIDs) { handleInWindow(changes, updatedIDs: updatedIDs) }
+            return
+        }
         // Objects not held under their current ID (merged inserts, say) are resolved together:
         // faults grouped so that the first read fetches 500 rows at once, not one per object.
         let unheld = touched.filter { members[$0] == nil && !changes.deleted.contains($0) }
@@ -73,9 +97,18 @@ extension FetchedResultsController {
             oldPaths[id] = index.locate(member.object, values: unread ? nil : member.values, id: member.indexedID)
         }
 
-        // New membership and sort values.
+        // New membership and sort values. A result updated only in keys the request does not
+        // read (say, a relationship an import sets in a second pass) matches and sorts as it did:
+        // its values are taken as they were, without evaluating or reading it.
+        let sortAndPredicateKeys = index.evaluator.readKeys
         var newValues: [ObjectID: [PropertyValue]] = [:]
         for id in touched where !changes.deleted.contains(id) {
+            if !unread, !changes.inserted.contains(id), let member = members[id], member.indexedID == id, let values = member.values,
+               let changed = changes.updated[id], changed.keys.allSatisfy({ !sortAndPredicateKeys.contains($0) }) {
+                objects[id] = member.object
+                newValues[id] = values
+                continue
+            }
             let object = objects[id] ?? loaded[id] ?? context.object(with: id)
             guard !object.isDeleted, object.context === context else { continue }
             index.statistics.evaluations += 1

@@ -3,7 +3,9 @@ import Strata
 extension FetchedResultsController {
     /// Whether the request shows a window of the matching objects (`fetchLimit` or
     /// `fetchOffset`): then an object leaving it lets one from outside in, which the index
-    /// cannot know, so each batch fetches the window again.
+    /// cannot always know. A `fetchLimit` window takes a batch in from memory when it can
+    /// decide the new window itself (``applyInWindow(_:touched:updatedIDs:)``); otherwise, and
+    /// for an offset or sections, the batch fetches the window again.
     var showsWindow: Bool { fetchRequest.fetchLimit > 0 || fetchRequest.fetchOffset > 0 }
 
     /// Takes in a batch for a windowed request: fetches the window again and reports the
@@ -17,6 +19,34 @@ extension FetchedResultsController {
         let old = FetchedResultsSnapshot(sections: index.sections.map { .init(name: $0.name, objectIDs: $0.entries.map(current)) })
         var objects: [ObjectID: ManagedObject] = [:]
         for section in index.sections { for entry in section.entries { objects[current(entry)] = entry.object } }
+        index.statistics.windowRefetches += 1
+        // The window's IDs first (no objects made): when they are the ones shown, in order, only
+        // the updated results' values are read again (an unsectioned window; a section's name
+        // comes from values).
+        if !index.isSectioned, index.sections.count == 1, let ids = try? context.fetchObjectIDs(fetchRequest), ids == old.sections[0].objectIDs {
+            let section = index.sections[0]
+            var rows: [FetchedRowChange] = []
+            for row in section.entries.indices {
+                let entry = section.entries[row]
+                let id = ids[row]
+                if entry.id != id || members[id]?.indexedID != id {
+                    // Re-keyed (temporary → permanent): sorted with its new ID from now on.
+                    section.entries[row].id = id
+                    members[id]?.indexedID = id
+                }
+                guard updatedIDs.contains(id) else { continue }
+                let values = index.currentValues(of: entry.object)
+                section.entries[row].values = values
+                members[id]?.values = values
+                if !entry.object.isFault { shownValues[id, default: [:]].merge(entry.object.changedValues()) { $1 } }
+                let path = FetchedIndexPath(section: 0, row: row)
+                rows.append(FetchedRowChange(objectID: id, type: .update, indexPath: path, newIndexPath: path))
+            }
+            for id in Set(shownValues.keys) where members[id] == nil { shownValues[id] = nil }
+            guard !isManuallyReordering else { return }
+            self.report(FetchedResultsChanges(sections: [], rows: rows), objects: objects)
+            return
+        }
         do { try loadResults() } catch { return }
         for (id, member) in members { objects[id] = member.object }
         // Objects updated or come into the window show their current values, unsaved edits

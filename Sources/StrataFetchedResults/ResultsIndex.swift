@@ -18,6 +18,11 @@ public struct FetchedResultsStatistics: Hashable, Sendable {
     public var sortValueReads = 0
     /// Rows found by a linear scan (only for never-read faults of a batched fetch).
     public var linearScans = 0
+    /// Change sets a `fetchLimit` controller took in from memory, deciding its window itself.
+    public var windowBatchesInMemory = 0
+    /// Change sets after which a `fetchLimit`/`fetchOffset` controller fetched its window again
+    /// (it could not decide the window from memory: a gap, an offset, sections, many unread rows).
+    public var windowRefetches = 0
 }
 
 /// The ordered in-memory results: sections sorted by the first sort key (then name), each

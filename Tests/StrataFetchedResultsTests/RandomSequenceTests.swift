@@ -31,7 +31,8 @@ struct RandomSequenceTests {
 
     /// Runs one sequence; returns a failure description (with the seed and step) or nil.
     /// `trace` prints every step, published change set and row report (to debug a seed).
-    static func run(seed: UInt64, steps: Int, variant: Variant, coordinator: StoreCoordinator, trace: Bool = false) throws -> String? {
+    static func run(seed: UInt64, steps: Int, variant: Variant, coordinator: StoreCoordinator, trace: Bool = false,
+                    statistics: ((FetchedResultsStatistics) -> Void)? = nil) throws -> String? {
         var random = SplitMix64(seed: seed)
         func roll(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
         let main: ObjectContext, background: ObjectContext
@@ -166,6 +167,7 @@ struct RandomSequenceTests {
             // Settle: whatever is pending is told, then everything must equal a fresh fetch.
             main.processPendingChanges()
             if ProcessInfo.processInfo.environment["FRC_STATS"] != nil { print("seed \(seed): \(controller.statistics), rows \(controller.fetchedObjects.count)") }
+            statistics?(controller.statistics)
             return try compare("seed \(seed) \(variant) settled")
         }
     }
@@ -186,6 +188,28 @@ struct RandomSequenceTests {
             #expect(failure == nil, "\(failure ?? "")")
             if failure != nil { break }
         }
+    }
+
+    /// Unsectioned fetch-limit windows, which take batches in from memory where they can:
+    /// every step must still equal a fresh fetch (deletes, predicate and sort-key changes,
+    /// arrivals, merges and processed pending changes).
+    @Test(arguments: [2, 5, 9, 15])
+    func windowSeeds(limit: Int) async throws {
+        let count: UInt64 = Self.long ? 100 : 6
+        var inMemory = 0, refetched = 0
+        for seed in 2_000..<(2_000 + count) {
+            let coordinator = try await StoreCoordinator(model: rowModel, store: .inMemory)
+            let kind: Variant.Kind = [.privateRoot, .mainQueue, .child][Int(seed % 3)]
+            let failure = try Self.run(seed: seed, steps: 40, variant: Variant(kind: kind, sectioned: false, limit: limit), coordinator: coordinator) {
+                inMemory += $0.windowBatchesInMemory
+                refetched += $0.windowRefetches
+            }
+            #expect(failure == nil, "\(failure ?? "")")
+            if failure != nil { break }
+        }
+        // Both paths were taken: these sequences check the in-memory one against fresh fetches.
+        #expect(inMemory > 0)
+        #expect(refetched > 0)
     }
 
     /// The same sequences on a main-queue context, on a child context, and with a batched,

@@ -91,7 +91,15 @@ public struct FetchEvaluator {
     /// ```
     public func compare(_ a: [PropertyValue], _ aID: ObjectID, _ b: [PropertyValue], _ bID: ObjectID) -> Int {
         for index in plan.sortKeys.indices {
-            let order = compareValue(a[index], b[index], key: index)
+            let order: Int
+            // Two integers (positions, counts, indexes: the common sort key) compare directly,
+            // as SQLite compares them, without the general comparator's conversions.
+            if case .integer(let x) = a[index], case .integer(let y) = b[index] {
+                let ascending = x < y ? -1 : (x == y ? 0 : 1)
+                order = plan.sortKeys[index].ascending ? ascending : -ascending
+            } else {
+                order = compareValue(a[index], b[index], key: index)
+            }
             if order != 0 { return order }
         }
         return Self.compareIDs(aID, bID)

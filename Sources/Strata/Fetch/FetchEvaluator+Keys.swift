@@ -1,0 +1,51 @@
+extension FetchEvaluator {
+    /// The names of the entity's own properties (attributes and relationships) that the
+    /// request's predicate and sort keys read: a change to no other key of an object can change
+    /// whether it matches or where it sorts. A key path through a to-one names its first
+    /// relationship (values read across it are the destination's; a change there is the
+    /// destination's change, not this object's).
+    ///
+    /// For example:
+    /// ```swift
+    /// let evaluator = try FetchRequest<Note>(predicate: try ObjectPredicate("folder.name == %@", "A"),
+    ///                                        sortKeys: [SortKey("title")]).evaluator(in: context)
+    /// evaluator.readKeys   // ["folder", "title"]
+    /// ```
+    public var readKeys: Set<String> {
+        var keys = Set<String>()
+        for key in plan.sortKeys { Self.insertRootKey(of: key.keyPath, into: &keys) }
+        if let predicate = plan.predicate { Self.insertKeys(of: predicate.root, into: &keys) }
+        return keys
+    }
+
+    private static func insertKeys(of node: CompiledPredicate.Node, into keys: inout Set<String>) {
+        switch node {
+        case .constant:
+            return
+        case .not(let inner):
+            insertKeys(of: inner, into: &keys)
+        case .and(let nodes), .or(let nodes):
+            for node in nodes { insertKeys(of: node, into: &keys) }
+        case .test(let keyPath, _):
+            insertRootKey(of: keyPath, into: &keys)
+        case .quantified(_, let steps, let owner, let relationshipIndex, _):
+            if let first = steps.first {
+                keys.insert(first.source.relationshipNames[first.relationshipIndex])
+            } else {
+                keys.insert(owner.relationshipNames[relationshipIndex])
+            }
+        }
+    }
+
+    private static func insertRootKey(of keyPath: ResolvedKeyPath, into keys: inout Set<String>) {
+        if let first = keyPath.steps.first {
+            keys.insert(first.source.relationshipNames[first.relationshipIndex])
+            return
+        }
+        switch keyPath.terminal {
+        case .attribute(let i): keys.insert(keyPath.endEntity.attributeNames[i])
+        case .toOneID(let r), .count(let r): keys.insert(keyPath.endEntity.relationshipNames[r])
+        case .selfID: return
+        }
+    }
+}

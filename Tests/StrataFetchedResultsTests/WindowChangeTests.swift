@@ -1,0 +1,248 @@
+import Foundation
+import Strata
+import StrataFetchedResults
+import Testing
+
+/// A `fetchLimit` controller takes change sets in from memory where it can decide its window
+/// itself (deletes outside it, updates of keys the request does not read, changes of its own
+/// rows that keep the window full), and fetches the window again — IDs first, registering
+/// nothing when they are unchanged — when it cannot (a row leaving a full window, objects from
+/// outside that could come in). After every step the results equal a fresh fetch and the
+/// reports, applied in order, give the results.
+@Suite("Fetch-limit windows from change sets")
+struct WindowChangeTests {
+    /// A window of the first `limit` visible rows by position, on a main context that a
+    /// sibling's saves reach by merge (as an import reaches the main context).
+    final class Fixture {
+        let main: ObjectContext
+        let importer: ObjectContext
+        let controller: FetchedResultsController<Row>
+        let recorder: Recorder
+        let request: FetchRequest<Row>
+        let collector: ChangeCollector
+        var token: ChangeObservation?
+        var model: ListModel
+
+        init(coordinator: StoreCoordinator, rows: Int, limit: Int) throws {
+            let main = ObjectContext(.privateQueue, coordinator: coordinator)
+            let importer = ObjectContext(.privateQueue, coordinator: coordinator)
+            var request = FetchRequest<Row>(predicate: ObjectPredicate.key("visible") == true, sortKeys: [SortKey("position")])
+            request.fetchLimit = limit
+            try importer.performAndWait {
+                for position in 0..<rows {
+                    let row = importer.insert(Row.self)
+                    row.position = Int64(position * 10)
+                    row.title = "r\(position)"
+                }
+                try importer.save()
+            }
+            let recorder = Recorder()
+            let (controller, model) = try main.performAndWait {
+                let controller = try FetchedResultsController(fetchRequest: request, context: main)
+                controller.delegate = recorder
+                try controller.performFetch()
+                return (controller, ListModel(controller))
+            }
+            let collector = ChangeCollector()
+            self.main = main
+            self.importer = importer
+            self.request = request
+            self.recorder = recorder
+            self.controller = controller
+            self.model = model
+            self.collector = collector
+            token = importer.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
+        }
+
+        /// What one step cost the controller (differences of its statistics).
+        struct Cost {
+            var evaluations = 0, sortValueReads = 0, windowBatchesInMemory = 0, windowRefetches = 0
+        }
+
+        /// Runs `body` in the importer, saves, merges into main; returns what the controller did.
+        @discardableResult
+        func importStep(_ body: (ObjectContext) throws -> Void) throws -> Cost {
+            try importer.performAndWait {
+                try body(importer)
+                try importer.save()
+                importer.reset()
+            }
+            return main.performAndWait {
+                let before = controller.statistics
+                for changes in collector.take() { main.merge(changes) }
+                let after = controller.statistics
+                return Cost(evaluations: after.evaluations - before.evaluations, sortValueReads: after.sortValueReads - before.sortValueReads,
+                            windowBatchesInMemory: after.windowBatchesInMemory - before.windowBatchesInMemory,
+                            windowRefetches: after.windowRefetches - before.windowRefetches)
+            }
+        }
+
+        /// The controller equals a fresh fetch, and the reports so far give its results.
+        func check(_ label: String) throws {
+            try main.performAndWait {
+                let ids = try main.fetchObjectIDs(request)
+                #expect(controller.fetchedObjects.map(\.objectID) == ids, "\(label): controller differs from a fresh fetch")
+                #expect(controller.snapshot.itemIdentifiers == ids, "\(label): snapshot differs from a fresh fetch")
+                #expect(applyEvents(recorder, from: 0, to: &model), "\(label): reports do not apply")
+                recorder.events = []
+                #expect(model == ListModel(controller), "\(label): reports give \(model), controller has \(ListModel(controller))")
+            }
+        }
+
+        func rows(at positions: [Int64], in context: ObjectContext) throws -> [Row] {
+            try context.fetch(FetchRequest<Row>(predicate: ObjectPredicate.key("position").isIn(positions), sortKeys: [SortKey("position")]))
+        }
+    }
+
+    @Test func changesOutsideTheWindowReadNothingAndRefetchNothing() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 200, limit: 20)
+
+        // Rows arriving after the window's last row: the window's IDs are fetched, the same
+        // ones come back, nothing is reported and the main context registers nothing new.
+        let registered = fixture.main.performAndWait { fixture.main.registeredObjects.count }
+        var stats = try fixture.importStep { context in
+            for i in 0..<10 { let row = context.insert(Row.self); row.position = Int64(5_000 + i) }
+        }
+        #expect(stats.windowRefetches == 1)
+        #expect(fixture.recorder.batches.isEmpty)
+        #expect(fixture.main.performAndWait { fixture.main.registeredObjects.count } == registered)
+        try fixture.check("arrivals after the window")
+
+        // Updates of a key the request does not read: outside rows are not even read; the
+        // rows inside are reported as updates in place.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: (5..<150).map { Int64($0 * 10) }, in: context) { row.title = "renamed" }
+        }
+        #expect(stats.windowBatchesInMemory == 1)
+        #expect(stats.windowRefetches == 0)
+        #expect(stats.sortValueReads == 0)
+        #expect(stats.evaluations == 0)
+        #expect(fixture.main.performAndWait { fixture.main.registeredObjects.count } == registered)
+        #expect(fixture.recorder.batches.last?.rows.count == 15)
+        #expect(fixture.recorder.batches.last?.rows.allSatisfy { $0.type == .update } == true)
+        try fixture.check("updates of an unread key")
+    }
+
+    @Test func arrivalsBeforeTheBoundaryPushTheLastRowsOut() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 50, limit: 10)
+        let stats = try fixture.importStep { context in
+            for position in [-5, 15, 85] { let row = context.insert(Row.self); row.position = Int64(position) }
+            let hidden = context.insert(Row.self)   // sorts first but does not match
+            hidden.position = -100
+            hidden.visible = false
+        }
+        #expect(stats.windowRefetches == 1)
+        let types = fixture.recorder.batches.last?.rows.map(\.type) ?? []
+        // -5 and 15 come in and push 80 and 90 out; 85 arrives inside the old window but is
+        // pushed out by the other two arrivals.
+        #expect(types.filter { $0 == .insert }.count == 2)
+        #expect(types.filter { $0 == .delete }.count == 2)
+        try fixture.check("arrivals inside the window")
+    }
+
+    @Test func predicateAndSortKeyChangesMoveRowsInAndOut() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 40, limit: 10)
+
+        // An outside row moved before the boundary comes in, the last one leaves: fetched.
+        var stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [300], in: context) { row.position = 1 }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("moved in by its sort key")
+
+        // A row inside moved within the window: in memory, a move.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [50], in: context) { row.position = 5 }
+        }
+        #expect(stats.windowBatchesInMemory == 1)
+        #expect(fixture.recorder.batches.last?.rows.map(\.type) == [.move])
+        try fixture.check("moved inside")
+
+        // A row inside hidden by the predicate leaves a gap: the window is fetched again.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [20], in: context) { row.visible = false }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("hidden by the predicate")
+
+        // A hidden outside row shown before the boundary comes in: fetched.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [20], in: context) { row.visible = true }
+        }
+        #expect(stats.windowRefetches == 1)
+
+        // Rows inside changing places among themselves, the window staying full: in memory.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [5, 10], in: context) { row.position = row.position == 5 ? 11 : 4 }
+        }
+        #expect(stats.windowBatchesInMemory == 1)
+        #expect(stats.windowRefetches == 0)
+        try fixture.check("swapped inside")
+        try fixture.check("shown by the predicate")
+
+        // A row inside moved past the boundary leaves a gap: fetched again.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [0], in: context) { row.position = 10_000 }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("moved out by its sort key")
+    }
+
+    @Test func deletesInsideRefetchAndDeletesOutsideDoNot() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 30, limit: 10)
+        var stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [250, 260], in: context) { context.delete(row) }
+        }
+        #expect(stats.windowRefetches == 0)
+        #expect(stats.evaluations == 0)
+        #expect(fixture.recorder.batches.isEmpty)
+        try fixture.check("deleted outside")
+
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [30], in: context) { context.delete(row) }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("deleted inside")
+    }
+
+    @Test func aWindowNotFullTakesItsOwnDeletesInFromMemory() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 5, limit: 10)
+        var stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [20], in: context) { context.delete(row) }
+        }
+        #expect(stats.windowBatchesInMemory == 1)
+        #expect(stats.windowRefetches == 0)
+        try fixture.check("not full, deleted")
+
+        stats = try fixture.importStep { context in
+            for position in [7, 1_000] { let row = context.insert(Row.self); row.position = Int64(position) }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("not full, arrivals")
+
+        // More arrivals than the window holds: fetching the window beats reading them all.
+        stats = try fixture.importStep { context in
+            for i in 0..<30 { let row = context.insert(Row.self); row.position = Int64(2_000 + i) }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("many arrivals")
+    }
+
+    @Test func readKeysNameWhatThePredicateAndSortKeysRead() async throws {
+        let coordinator = try await StoreCoordinator(model: rowModel, store: .inMemory)
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let request = FetchRequest<Row>(predicate: ObjectPredicate.key("list.name") == "a" && ObjectPredicate.key("visible") == true,
+                                            sortKeys: [SortKey("rank"), SortKey("title")])
+            let keys = try request.evaluator(in: context).readKeys
+            #expect(keys == ["list", "visible", "rank", "title"])
+            let plain = try FetchRequest<Row>(sortKeys: [SortKey("position")]).evaluator(in: context).readKeys
+            #expect(plain == ["position"])
+        }
+    }
+}
