@@ -243,6 +243,10 @@ struct WindowChangeTests {
             #expect(keys == ["list", "visible", "rank", "title"])
             let plain = try FetchRequest<Row>(sortKeys: [SortKey("position")]).evaluator(in: context).readKeys
             #expect(plain == ["position"])
+            let subquery = FetchRequest<RowList>(predicate: try ObjectPredicate("SUBQUERY(rows, $r, $r.rank > 3).@count > 0"))
+            #expect(try subquery.evaluator(in: context).readKeys == ["rows"])
+            let sum = FetchRequest<RowList>(predicate: try ObjectPredicate("rows.@sum.rank > 2"))
+            #expect(try sum.evaluator(in: context).readKeys == ["rows"])
         }
     }
 }

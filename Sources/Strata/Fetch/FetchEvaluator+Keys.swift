@@ -44,7 +44,8 @@ extension FetchEvaluator {
         }
         switch keyPath.terminal {
         case .attribute(let i): keys.insert(keyPath.endEntity.attributeNames[i])
-        case .toOneID(let r), .count(let r): keys.insert(keyPath.endEntity.relationshipNames[r])
+        case .toOneID(let r), .count(let r), .subqueryCount(let r, _), .aggregate(_, let r, _):
+            keys.insert(keyPath.endEntity.relationshipNames[r])
         case .selfID: return
         }
     }
