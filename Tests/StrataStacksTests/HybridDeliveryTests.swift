@@ -24,20 +24,32 @@ import Testing
         let token = main.observeChanges { changes in seen.withLock { $0.formUnion(changes.inserted) } }
         let mergesBefore = try await waitForMerges(of: stack, atLeast: 1)
 
-        // Main stays busy while 30 one-object saves arrive.
+        // Main stays busy while 30 one-object saves arrive. The saves run on a thread of their
+        // own, never on the cooperative pool: other tests of the run may hold its threads
+        // waiting for the main queue, which this test holds until the saves are done. The
+        // wait has a limit, so a failure here cannot hang the whole run.
         let release = DispatchSemaphore(value: 0)
-        DispatchQueue.main.async { release.wait() }
-        var inserted: [ObjectID] = []
-        for i in 1...30 {
-            inserted.append(try await importer.perform { () throws -> ObjectID in
-                let held = try importer.existingObject(with: heldID) as! Item   // programmer error: saved above
-                held.title = "v\(i)"
-                let item = importer.insert(Item.self); item.uid = "i\(i)"; item.title = "new"
-                try importer.save()
-                return item.objectID
-            })
+        DispatchQueue.main.async { _ = release.wait(timeout: .now() + 60) }
+        let saved = Mutex<Result<[ObjectID], any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            defer { release.signal(); done.signal() }
+            saved.withLock { $0 = Result { () throws -> [ObjectID] in
+                try (1...30).map { i in
+                    try importer.performAndWait { () throws -> ObjectID in
+                        let held = try importer.existingObject(with: heldID) as! Item   // programmer error: saved above
+                        held.title = "v\(i)"
+                        let item = importer.insert(Item.self); item.uid = "i\(i)"; item.title = "new"
+                        try importer.save()
+                        return item.objectID
+                    }
+                }
+            } }
+        }.start()
+        await withCheckedContinuation { continuation in
+            Thread { done.wait(); continuation.resume() }.start()
         }
-        release.signal()
+        let inserted = try #require(saved.withLock { $0 }).get()
 
         var title = ""
         for _ in 0..<500 where title != "v30" || seen.withLock({ !$0.isSuperset(of: inserted) }) {
