@@ -28,13 +28,15 @@ extension ObjectContext {
             notePending(entity)
         }
         let changed = batch.inserted + batch.updated
-        groupFaults(touchedBy: batch)
-        for change in changed {
-            guard let object = known(change.id) else { continue }
+        // Looked up once: applying values and relationships neither deletes nor renames them.
+        let targets = changed.map { known($0.id) }
+        groupFaults(targets[batch.inserted.count...], deleted: batch.deleted)
+        for (change, object) in zip(changed, targets) {
+            guard let object else { continue }
             for slot in change.values.indices where change.changesAttribute(at: slot) { object.setAttributeValue(change.values[slot], at: slot) }
         }
-        for change in changed {
-            guard let object = known(change.id) else { continue }
+        for (change, object) in zip(changed, targets) {
+            guard let object else { continue }
             for relation in change.relations {
                 switch relation.kind {
                 case .toOne(let target, _): object.setToOne(target.flatMap(known), at: relation.slot)
@@ -54,15 +56,17 @@ extension ObjectContext {
         publish(changes, except: child)
     }
 
-    /// Puts the saved rows a batch changes or deletes, held here as faults, into pages that
-    /// fire together, so applying a large push reads them a page at a time instead of one
-    /// row (and one read transaction) per object.
-    private func groupFaults(touchedBy batch: ChangeBatch) {
+    /// Puts the saved rows a batch changes (`updated`, already looked up) or deletes, held
+    /// here as faults, into pages that fire together, so applying a large push reads them a
+    /// page at a time instead of one row (and one read transaction) per object.
+    private func groupFaults(_ updated: ArraySlice<ManagedObject?>, deleted: [ObjectDeletion]) {
         var byEntity: [Int: [ManagedObject]] = [:]
-        for id in batch.updated.lazy.map(\.id) + batch.deleted.lazy.map(\.id) {
-            guard let object = known(id), object.lifecycle.isFault, object.faultBatch == nil else { continue }
+        func add(_ object: ManagedObject?) {
+            guard let object, object.lifecycle.isFault, object.faultBatch == nil else { return }
             byEntity[object.entity.index, default: []].append(object)
         }
+        for object in updated { add(object) }
+        for deletion in deleted { add(known(deletion.id)) }
         for group in byEntity.values where group.count > 1 { groupFaults(group, pageSize: StoreCoordinator.keyChunk) }
     }
 
