@@ -184,12 +184,19 @@ final class Label: ManagedObject {
             #expect(refreshed.map(\.text) == ["a2", "b2"])
             #expect(refreshed.map(\.color) == ["green", "mine"])      // the unsaved edit is kept
             #expect(b.hasChanges)
+        }
+        try await other.perform { (try other.existingObject(with: ids[0]) as? Label)?.color = "blue"; try other.save() }
+        try await context.perform {
+            var asFaults = FetchRequest<Label>(sortKeys: [SortKey("text")])   // the path that reads the rows again
+            asFaults.returnsObjectsAsFaults = true
+            asFaults.shouldRefreshRefetchedObjects = true
+            #expect(try context.fetch(asFaults).map(\.color) == ["blue", "mine"])
             try context.save()                                        // its row version is current: no conflict
         }
         let stored = try await other.perform {
             other.reset()
             return try other.fetch(FetchRequest<Label>(sortKeys: [SortKey("text")])).map { "\($0.text):\($0.color)" }
         }
-        #expect(stored == ["a2:green", "b2:mine"])
+        #expect(stored == ["a2:blue", "b2:mine"])
     }
 }

@@ -24,6 +24,7 @@ extension ObjectContext {
         let asFaults = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
         var objects: [ManagedObject]
         var awakened: [ManagedObject] = []
+        var refreshed = false   // whether refetched objects already took their rows
         if source.readsThroughParent {
             var below = request
             below.relationshipKeyPathsForPrefetching = []
@@ -54,12 +55,17 @@ extension ObjectContext {
             for i in rows.indices {   // rows borrowed in place, not copied out one by one
                 if !rows[i].errors.isEmpty, let error = rows[i].errors.values.first { throw error }
                 let (object, isNew) = materializeReportingNew(rows[i], entity: entity)
-                if isNew { awakened.append(object) }
+                if isNew {
+                    awakened.append(object)
+                } else if request.shouldRefreshRefetchedObjects, !object.lifecycle.isInserted, !object.lifecycle.isDeleted {
+                    take(rows[i], keepingChangesOf: object)   // the row is at hand: no second read
+                }
                 objects.append(object)
             }
+            refreshed = true
         }
         if pending { objects = foldPendingChanges(effect, into: objects, plan: plan) }
-        if request.shouldRefreshRefetchedObjects { try refreshRefetched(objects, except: awakened, entity: entity) }
+        if request.shouldRefreshRefetchedObjects && !refreshed { try refreshRefetched(objects, except: awakened, entity: entity) }
         try prefetch(request.relationshipKeyPathsForPrefetching, from: objects)
         for object in awakened { object.awakeFromFetch() }
         return Self.cast(objects, to: T.self)
