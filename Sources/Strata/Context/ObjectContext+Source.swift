@@ -43,15 +43,15 @@ extension ObjectContext {
 
     /// An object's current state as a snapshot.
     func snapshot(of object: ManagedObject) -> RowSnapshot {
-        let relations = object.relationValues.map { value -> RowSnapshot.Relation in
+        let relations = object.relationValues.map { value -> RelationValue in
             switch value {
-            case .toOne(let target): .toOne(target?.objectID)
-            case .toOneID(let id): .toOne(id)
-            case .unloaded, .toMany: .unloaded
+            case .toOne(let target): .toOneID(target?.objectID)
+            case .toOneID, .unloaded: value
+            case .toMany: .unloaded
             }
         }
         return RowSnapshot(id: object.objectID, version: object.rowVersion, attributes: object.attributeValues,
-                           relations: relations, errors: object.valueErrors.filter { $0.key >= 0 })
+                           relationValues: relations, errors: object.valueErrors.filter { $0.key >= 0 })
     }
 
     /// Relationship destinations for a child: from loaded objects here, the rest from below.

@@ -23,6 +23,14 @@ enum RelationValue {
 }
 
 extension RelationValue {
+    /// Whether a ``RowSnapshot`` may hold this state: it names objects by ID only.
+    var isSnapshotState: Bool {
+        switch self {
+        case .unloaded, .toOneID: true
+        case .toOne, .toMany: false
+        }
+    }
+
     /// For a loaded to-one, the ID it points at (`.some(nil)` when it points at nothing); nil
     /// for a to-many or an unloaded relationship.
     var loadedToOneTarget: ObjectID?? {
@@ -41,14 +49,3 @@ extension EntityDescription {
     }
 }
 
-extension RowSnapshot {
-    /// The relationship states an object gets from this snapshot.
-    var relationValues: [RelationValue] {
-        relations.map { relation in
-            switch relation {
-            case .unloaded: .unloaded
-            case .toOne(let id): .toOneID(id)
-            }
-        }
-    }
-}

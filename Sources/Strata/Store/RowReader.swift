@@ -53,18 +53,18 @@ struct RowReader {
             attributes.append(value)
             index += 1
         }
-        var relations: [RowSnapshot.Relation] = []
+        var relations: [RelationValue] = []
         relations.reserveCapacity(foreignKeyDestinations.count)
         for destination in foreignKeyDestinations {
             if let destination {
                 let target = RawStatement.integer(handle, index)
                 index += 1
-                relations.append(.toOne(target.map { ObjectID(entity: destination, key: $0) }))
+                relations.append(.toOneID(target.map { ObjectID(entity: destination, key: $0) }))
             } else {
                 relations.append(.unloaded)
             }
         }
-        return RowSnapshot(id: ObjectID(entity: entity, key: key), version: version, attributes: attributes, relations: relations, errors: errors)
+        return RowSnapshot(id: ObjectID(entity: entity, key: key), version: version, attributes: attributes, relationValues: relations, errors: errors)
     }
 
     private func decode(_ bytes: Data, attribute: AttributeDescription, slot: Int, key: Int64, errors: inout [Int: StrataError]) -> PropertyValue {

@@ -76,7 +76,7 @@ struct SaveOutcome: Sendable {
                 var values: [String: PropertyValue] = [:]
                 for (i, attribute) in entity.attributes.enumerated() { values[attribute.name] = row.attributes[i] }
                 for (i, relationship) in entity.relationships.enumerated() {
-                    if case .toOne(let target) = row.relations[i] { values[relationship.name] = target.map(PropertyValue.objectID) ?? .null }
+                    if let target = row.toOneTarget(i) { values[relationship.name] = target.map(PropertyValue.objectID) ?? .null }
                 }
                 changes.updated[saved] = values
             }

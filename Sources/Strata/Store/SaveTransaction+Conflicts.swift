@@ -52,7 +52,7 @@ extension SaveTransaction {
             let original = change.originalValues?[i] ?? change.values[i]
             return original != stored.attributes[i]
         case .foreignKey(let r):
-            guard case .toOne(let storedTarget) = stored.relations[r] else { return false }
+            guard let storedTarget = stored.toOneTarget(r) else { return false }
             let original: ObjectID? = if case .toOne(_, let before?)? = change.relation(at: r)?.kind { before } else { change.toOneTarget(at: r) ?? nil }
             return original != storedTarget
         case .order:
