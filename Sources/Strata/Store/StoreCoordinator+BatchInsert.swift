@@ -20,9 +20,11 @@ extension StoreCoordinator {
         for row in request.rows where row.count != request.keys.count {
             throw StrataError(.invalidRequest, "A batch insert row has \(row.count) values for \(request.keys.count) keys.", entity: entity.name)
         }
+        let rows = request.rows
+        let write: BatchInsertRequest.RowHandler = request.handler?.write ?? { @Sendable n, values in values = rows[n] }
         do {
-            return try write { db in
-                let ids = try plan.run(request.rows, keys: keys, sql: saveSQL, db)
+            return try self.write { db in
+                let ids = try plan.run(count: request.rowCount, write, keys: keys, sql: saveSQL, db)
                 if recordsHistory { try HistoryWriter.record(ChangeSet(inserted: Set(ids)), kind: .batchInsert, db) }
                 return ids
             }
@@ -34,14 +36,19 @@ extension StoreCoordinator {
 
 /// Where each column of a batch insert gets its value: from the request, or a default.
 private struct BatchInsertPlan {
-    enum Source { case given(Int), constant(PropertyValue) }
 
     let entity: EntityDescription
     let columnNames: [String]
-    let sources: [Source]
+    /// For each column: the position of its value in a request row, or -1 when the request
+    /// does not give it (then `constants` holds its value).
+    let givenIndex: [Int]
+    /// For each column not given: its value (the attribute's default, or nil for a to-one).
+    let constants: [PropertyValue]
     let kinds: [AttributeType?]   // nil for foreign keys
     /// For each column: the attribute name when a nil value is not allowed.
     let requiredNames: [String?]
+    /// Values per row: one per key of the request.
+    let width: Int
 
     init(entity: EntityDescription, keys: [String]) throws(StrataError) {
         var position: [String: Int] = [:]
@@ -56,18 +63,21 @@ private struct BatchInsertPlan {
             }
         }
         var names: [String] = []
-        var sources: [Source] = []
+        var givenIndex: [Int] = []
+        var constants: [PropertyValue] = []
         var kinds: [AttributeType?] = []
         var required: [String?] = []
         for column in entity.columns {
             switch column {
             case .attribute(let i):
                 let attribute = entity.attributes[i]
-                sources.append(position[attribute.name].map(Source.given) ?? .constant(attribute.defaultValue))
+                givenIndex.append(position[attribute.name] ?? -1)
+                constants.append(position[attribute.name] == nil ? attribute.defaultValue : .null)
                 kinds.append(attribute.type)
                 required.append(attribute.isOptional ? nil : attribute.name)
             case .foreignKey(let r):
-                sources.append(position[entity.relationships[r].name].map(Source.given) ?? .constant(.null))
+                givenIndex.append(position[entity.relationships[r].name] ?? -1)
+                constants.append(.null)
                 kinds.append(nil)
                 required.append(entity.relationships[r].isOptional ? nil : entity.relationships[r].name)
             case .order:
@@ -77,33 +87,46 @@ private struct BatchInsertPlan {
         }
         self.entity = entity
         self.columnNames = names
-        self.sources = sources
+        self.givenIndex = givenIndex
+        self.constants = constants
         self.kinds = kinds
         self.requiredNames = required
+        self.width = keys.count
     }
 
-    func run(_ rows: [[PropertyValue]], keys: StoreKeys, sql: SaveSQL, _ db: Database) throws -> [ObjectID] {
-        guard !rows.isEmpty else { return [] }
-        let base = try keys.reserve(rows.count, of: entity, sql: sql, db) - 1   // nothing is written if a row fails
+    /// Inserts `count` rows, each written by `write` into one reused array.
+    func run(count: Int, _ write: BatchInsertRequest.RowHandler, keys: StoreKeys, sql: SaveSQL, _ db: Database) throws -> [ObjectID] {
+        guard count > 0 else { return [] }
+        let base = try keys.reserve(count, of: entity, sql: sql, db) - 1   // nothing is written if a row fails
         let sql = "INSERT INTO \(quoted(entity.name)) (_id, _version, \(columnNames.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: columnNames.count)))"
         let statement = try db.makeStatement(sql: sql)
         let handle = statement.sqliteStatement
         var ids: [ObjectID] = []
-        ids.reserveCapacity(rows.count)
-        for (n, row) in rows.enumerated() {
+        ids.reserveCapacity(count)
+        var row = [PropertyValue](repeating: .null, count: width)
+        for n in 0..<count {
+            do {
+                try write(n, &row)
+            } catch let error as StrataError {
+                throw error
+            } catch {
+                throw StrataError(.invalidRequest, "The batch insert's row handler failed at row \(n): \(error)", entity: entity.name, underlying: error)
+            }
+            guard row.count == width else {
+                throw StrataError(.invalidRequest, "A batch insert row has \(row.count) values for \(width) keys.", entity: entity.name)
+            }
             let key = base + Int64(n) + 1
             sqlite3_reset(handle)
             sqlite3_bind_int64(handle, 1, key)
-            for (c, source) in sources.enumerated() {
-                let value: PropertyValue
-                switch source {
-                case .given(let i): value = row[i]
-                case .constant(let v): value = v
+            // Values are bound where they lie (borrowed through buffer pointers): copying each
+            // out of its array cost a retain, a release and an outlined copy per column.
+            try row.withUnsafeBufferPointer { values in
+                try constants.withUnsafeBufferPointer { constants in
+                    for c in 0..<givenIndex.count {
+                        let i = givenIndex[c]
+                        try bindColumn(i >= 0 ? values[i] : constants[c], column: c, row: n, to: handle)
+                    }
                 }
-                if value.isNull, let name = requiredNames[c] {
-                    throw StrataError(.validation, "\(entity.name).\(name) is required but row \(n) has nil.", entity: entity.name, key: name)
-                }
-                try Self.bind(value, kind: kinds[c], to: handle, at: Int32(c + 2), entity: entity)
             }
             let code = sqlite3_step(handle)
             guard code == SQLITE_DONE else {
@@ -119,6 +142,16 @@ private struct BatchInsertPlan {
         }
         sqlite3_reset(handle)
         return ids
+    }
+
+    /// Binds the value of column `column` (statement parameter `column + 2`), refusing a nil
+    /// for a required key.
+    @inline(__always)
+    private func bindColumn(_ value: PropertyValue, column: Int, row n: Int, to handle: OpaquePointer) throws {
+        if value.isNull, let name = requiredNames[column] {
+            throw StrataError(.validation, "\(entity.name).\(name) is required but row \(n) has nil.", entity: entity.name, key: name)
+        }
+        try Self.bind(value, kind: kinds[column], to: handle, at: Int32(column + 2), entity: entity)
     }
 
     /// Binds one value with the raw C API, refusing what a batch insert cannot store.
