@@ -228,6 +228,8 @@ import Testing
             ("a string result for a count", request { $0.expressionsToFetch = [.count(nil, as: "n", resultType: .string)] }, .invalidRequest, "n"),
             ("having without grouping", request { $0.expressionsToFetch = [.count(nil, as: "n")]; $0.havingPredicate = try ObjectPredicate("n > 1") }, .invalidRequest, nil),
             ("having on a key not in the result", request { $0.propertiesToGroupBy = ["folder"]; $0.havingPredicate = try ObjectPredicate("rating > 1") }, .malformedPredicate, "rating"),
+            ("a name SQL would misread", request { $0.expressionsToFetch = [.count(nil, as: "n\" FROM x --")] }, .invalidRequest, "n\" FROM x --"),
+            ("sort through a key not in the result", request { $0.propertiesToGroupBy = ["rating"]; $0.sortKeys = [SortKey("folder.name")] }, .invalidRequest, "folder.name"),
             ("sort by a key not in the result", request { $0.propertiesToGroupBy = ["folder"]; $0.sortKeys = [SortKey("title")] }, .invalidRequest, "title"),
         ]
         try await context.perform {
@@ -243,6 +245,26 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test func groupsSortAndFilterThroughAGroupedToOne() async throws {
+        let (dir, _, context, rows) = try await seeded(21, count: 120)
+        _ = dir
+        let names = try await context.perform { () -> [ObjectID: String] in
+            Dictionary(uniqueKeysWithValues: try context.fetch(FetchRequest<Folder>()).map { ($0.objectID, $0.name) })
+        }
+        var request = FetchRequest<Note>(sortKeys: [SortKey("folder.name", ascending: false)])
+        request.propertiesToGroupBy = ["folder"]
+        request.expressionsToFetch = [.count(nil, as: "n")]
+        request.havingPredicate = try ObjectPredicate("folder != nil AND folder.name != %@", "B")
+        let result = try await context.perform { [request] in try context.fetchDictionaries(request) }
+        let expected = Dictionary(grouping: rows.filter { $0.folder != nil && names[$0.folder!] != "B" }) { names[$0.folder!]! }
+            .sorted { $0.key > $1.key }.map { [$0.key, String($0.value.count)] }
+        let got = result.map { row -> [String] in
+            guard case .objectID(let id)? = row["folder"], case .integer(let n)? = row["n"] else { return ["?"] }
+            return [names[id] ?? "?", String(n)]
+        }
+        #expect(got == expected)
     }
 
     @Test func oneStatementAndPendingChangesIgnored() async throws {

@@ -84,6 +84,11 @@ struct AggregatePlan {
         }
         for expression in expressions {
             guard !expression.name.isEmpty else { throw failure("An expression needs a name.") }
+            // The name becomes an SQL column name and a key of the having predicate.
+            guard !expression.name.contains(where: { $0 == "\"" || $0 == "." || $0 == "\0" }),
+                  expression.name.first != "$", expression.name.first != "@" else {
+                throw failure("The result name \(expression.name) cannot hold \", . or NUL, nor start with $ or @.", key: expression.name)
+            }
             guard names.insert(expression.name).inserted else {
                 throw failure("The result name \(expression.name) is used twice.", key: expression.name)
             }
@@ -98,7 +103,8 @@ struct AggregatePlan {
         self.having = try request.havingPredicate?.compiled(for: resultEntity, in: model)
         var sortKeys: [CompiledSortKey] = []
         for key in request.sortKeys {
-            guard names.contains(key.keyPath) else {
+            // A result key, or a key path through a to-one result key (`folder.name`).
+            guard let first = key.keyPath.split(separator: ".").first, names.contains(String(first)) else {
                 throw failure("Cannot sort by \(key.keyPath): a dictionary fetch with expressions, grouping or distinct results sorts by the keys it fetches and the names of its expressions.", key: key.keyPath)
             }
             sortKeys.append(try key.compiled(for: resultEntity, in: model))
