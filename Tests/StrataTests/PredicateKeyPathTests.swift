@@ -106,6 +106,25 @@ import Testing
         }
     }
 
+    @Test func theBuilderWritesTheSamePredicates() throws {
+        let id = ObjectID(entity: testModel.entity(named: "Note")!, key: 4)   // programmer error: test model
+        let pairs: [(ObjectPredicate, String)] = [
+            (.key("rating") > .key("tags.@count"), "rating > tags.@count"),
+            (.key("rating") <= .key("tags.@count"), "rating <= tags.@count"),
+            (.key("title").equals(.key("folder.name"), options: .caseInsensitive), "title ==[c] folder.name"),
+            (.key("folder").notEquals(.key("folder")), "folder != folder"),
+            (.key("SELF") == id, "SELF == %@"),
+            (.key("SELF.title") < .key("subtitle"), "title < subtitle"),
+            (.key("rating") >= .variable("minimum"), "rating >= $minimum"),
+            (.variable("$limit") > .key("rating"), "rating < $limit"),
+            (.key("subtitle").equals(.variable("s")), "subtitle == $s"),
+        ]
+        for (built, format) in pairs {
+            #expect(built == (try ObjectPredicate(format: format, arguments: format.contains("%@") ? [id] : [])), "\(format): built \(built)")
+        }
+        #expect((PredicateKey.key("rating") >= .variable("minimum")).variableNames == ["minimum"])
+    }
+
     @Test func badKeyPathComparisonsAndVariablesAreTypedErrors() async throws {
         let (dir, context) = try await seeded()
         _ = dir
