@@ -103,7 +103,8 @@ import Testing
         let model = context.model
         let item = try #require(model.entity(named: "Item"))
         let (format, arguments) = generator.predicate()
-        let predicate = try ObjectPredicate(format: format, arguments: arguments)
+        let template = try ObjectPredicate(format: format, arguments: arguments)
+        let predicate = generator.variables.isEmpty ? template : try template.withSubstitutionVariables(generator.variables)
         let sortKeys = (0..<Int.random(in: 0...2, using: &rng)).map { _ in
             SortKey(rng.pick(SortKeyDifferentialTests.paths), ascending: rng.chance(0.5), comparison: rng.pick(SortKey.Comparison.allCases))
         }

@@ -9,6 +9,18 @@ struct RandomPredicateGenerator {
     private var prefix = ""
     /// How many SUBQUERYs enclose the leaf being generated.
     private var subqueryDepth = 0
+    /// The values of the `$sN` substitution variables of the last predicate generated.
+    private(set) var variables: [String: Any?] = [:]
+
+    /// Numeric key paths of an item, compared with one another.
+    static let numericKeyPathOperands = [
+        "count", "group.rank", "group.parent.rank", "score", "price", "flag", "tags.@count",
+        "group.items.@count", "group.items.@sum.score", "group.children.@avg.rank", "detail.item.count",
+    ]
+    /// String key paths of an item, compared with one another.
+    static let textKeyPathOperands = ["title", "name", "group.name", "group.parent.name", "detail.note", "detail.item.title", "uid"]
+    /// Key paths ending at a group, compared with one another.
+    static let groupKeyPathOperands = ["group", "group.parent", "detail.item.group", "group.parent.parent"]
 
     static let stringPaths = ["title", "name", "group.name", "group.parent.name", "detail.note", "group.parent.parent.name"]
     static let toManyStringPaths = ["tags.name", "group.children.name", "group.items.title", "tags.items.name"]
@@ -35,6 +47,7 @@ struct RandomPredicateGenerator {
 
     mutating func predicate() -> (format: String, arguments: [Any?]) {
         var arguments: [Any?] = []
+        variables = [:]
         let format = node(depth: 0, &arguments)
         return (format, arguments)
     }
@@ -54,6 +67,7 @@ struct RandomPredicateGenerator {
     }
 
     private mutating func leaf(_ args: inout [Any?]) -> String {
+        if rng.chance(0.12) { return keyPathComparisonLeaf(&args) }
         if rng.chance(0.14) {
             if rng.chance(0.5) { return numericLeaf(rng.pick(Self.aggregatePaths), values: Self.aggregateValues, &args) }
             if subqueryDepth < 2 { return subqueryLeaf(&args) }
@@ -96,6 +110,40 @@ struct RandomPredicateGenerator {
         }
         let subquery = "SUBQUERY(\(outer)\(collection), \(variable), \(inner)).@count"
         return mirrored ? "\(count) \(op) \(subquery)" : "\(subquery) \(op) \(count)"
+    }
+
+    /// Two key paths of the item compared (`count > group.rank`, `title ==[c] detail.note`,
+    /// `group == detail.item.group`), the item itself (`SELF == %@`, `SELF IN %@`), or a key
+    /// path with a `$sN` variable substituted afterwards.
+    private mutating func keyPathComparisonLeaf(_ args: inout [Any?]) -> String {
+        let ordering = ["==", "!=", "<", "<=", ">", ">=", "=<", "<>"]
+        let this = prefix.isEmpty ? "SELF" : String(prefix.dropLast())   // inside a SUBQUERY: its variable
+        switch Int.random(in: 0..<7, using: &rng) {
+        case 0, 1:
+            return "\(keyPath(rng.pick(Self.numericKeyPathOperands), &args)) \(rng.pick(ordering)) \(prefix)\(rng.pick(Self.numericKeyPathOperands))"
+        case 2:
+            let modifier = rng.pick(["", "", "[c]", "[d]", "[cd]"])
+            return "\(keyPath(rng.pick(Self.textKeyPathOperands), &args)) \(rng.pick(ordering))\(modifier) \(prefix)\(rng.pick(Self.textKeyPathOperands))"
+        case 3:
+            return "\(prefix)\(rng.pick(Self.groupKeyPathOperands)) \(rng.pick(["==", "!="])) \(prefix)\(rng.pick(Self.groupKeyPathOperands))"
+        case 4:
+            if rng.chance(0.5) { return "\(this) \(rng.pick(["==", "!="])) \(prefix)detail.item" }
+            if rng.chance(0.5) {
+                args.append((0..<Int.random(in: 0...4, using: &rng)).map { _ in objectID("Item") })
+                return "\(this) IN %@"
+            }
+            args.append(objectID("Item"))
+            return rng.chance(0.5) ? "\(this) \(rng.pick(["==", "!="])) %@" : "%@ \(rng.pick(["==", "!="])) \(this)"
+        case 5:
+            let name = "s\(variables.count)"
+            variables.updateValue(rng.pick(PredicateFixtures.integers).map { Int($0) }, forKey: name)   // nil stays a value
+            let path = prefix + rng.pick(["count", "group.rank", "tags.@count"])
+            return rng.chance(0.3) ? "$\(name) \(rng.pick(["<", ">=", "=="])) \(path)" : "\(path) \(rng.pick(ordering)) $\(name)"
+        default:
+            let name = "s\(variables.count)"
+            variables.updateValue((0..<Int.random(in: 0...3, using: &rng)).map { _ in rng.pick(PredicateFixtures.strings) }, forKey: name)
+            return "\(prefix)\(rng.pick(["title", "group.name"])) IN\(rng.pick(["", "[c]"])) $\(name)"
+        }
     }
 
     /// `path` written directly or as `%K`, after the prefix.

@@ -128,7 +128,18 @@ extension ObjectContext {
 
     /// Fetches plain values instead of objects: one dictionary per row with the keys of
     /// `propertiesToFetch` (all attributes when nil); to-one relationships come as `.objectID`.
-    /// Reads the store only (pending changes are not included, as in Core Data).
+    ///
+    /// With `expressionsToFetch`, `propertiesToGroupBy`, `havingPredicate` or
+    /// `returnsDistinctResults`, the rows are computed by one SQL statement: each group (or
+    /// the whole entity) is one row holding its grouped keys and its expressions by name.
+    ///
+    /// Reads the store only: unsaved inserts, updates and deletes of this context (and of its
+    /// parents) are not included, whatever `includesPendingChanges` says, as in Core Data
+    /// (aggregates are computed by SQLite over the saved rows).
+    ///
+    /// - Throws: `.invalidRequest` for a combination Core Data refuses too (a fetched key not
+    ///   grouped by, a `sum` of a string, a to-many key, a sort key that is not a result);
+    ///   `.malformedPredicate` for a predicate or having predicate that does not fit.
     ///
     /// For example:
     /// ```swift
@@ -140,6 +151,9 @@ extension ObjectContext {
         checkQueue()
         catchUpPermanentIDs()
         let entity = try entity(for: request)
+        if AggregatePlan.isNeeded(for: request) {
+            return try coordinator.readAggregates(AggregatePlan(request, entity: entity, model: model))
+        }
         let plan = try FetchPlan(request, entity: entity, model: model)
         return try coordinator.readValues(plan, keys: request.propertiesToFetch ?? entity.attributes.map(\.name))
     }

@@ -28,6 +28,9 @@ extension FetchEvaluator {
             for node in nodes { insertKeys(of: node, into: &keys) }
         case .test(let keyPath, _):
             insertRootKey(of: keyPath, into: &keys)
+        case .compare(let comparison):
+            insertRootKey(of: comparison.lhs, into: &keys)
+            insertRootKey(of: comparison.rhs, into: &keys)
         case .quantified(_, let steps, let owner, let relationshipIndex, _):
             if let first = steps.first {
                 keys.insert(first.source.relationshipNames[first.relationshipIndex])

@@ -24,6 +24,41 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var fetchBatchSize = 0
     /// For dictionary results: the keys to read (attributes, or to-one relationships as IDs).
     public var propertiesToFetch: [String]?
+    /// For dictionary results: aggregate columns (`count`, `sum`, `min`, `max`, `average` of a
+    /// key), each under its name. Without ``propertiesToGroupBy``, ``propertiesToFetch`` must
+    /// be empty (or nil) and the result is one row.
+    ///
+    /// For example:
+    /// ```swift
+    /// request.expressionsToFetch = [.sum("rating", as: "total")]
+    /// ```
+    public var expressionsToFetch: [ExpressionDescription] = []
+    /// For dictionary results: the keys (attributes, to-one relationships) whose equal values
+    /// form one row. ``propertiesToFetch`` (nil means these keys) may name only these keys;
+    /// ``expressionsToFetch`` are computed per group.
+    ///
+    /// For example:
+    /// ```swift
+    /// request.propertiesToGroupBy = ["folder"]
+    /// ```
+    public var propertiesToGroupBy: [String] = []
+    /// For grouped dictionary results: which groups to keep. Its keys are the grouped keys and
+    /// the names of ``expressionsToFetch`` (SQL `HAVING`); ``predicate`` filters rows before
+    /// grouping.
+    ///
+    /// For example:
+    /// ```swift
+    /// request.havingPredicate = try ObjectPredicate("total > 10")
+    /// ```
+    public var havingPredicate: ObjectPredicate?
+    /// For dictionary results: leave out rows equal to an earlier one (SQL `SELECT DISTINCT`).
+    ///
+    /// For example:
+    /// ```swift
+    /// request.propertiesToFetch = ["rating"]
+    /// request.returnsDistinctResults = true
+    /// ```
+    public var returnsDistinctResults = false
     /// Relationships to read along with the results, in one query each (e.g. `["folder", "tags"]`,
     /// or `"folder.storageOwner"` through several levels), so touching them fires no more faults.
     public var relationshipKeyPathsForPrefetching: [String] = []

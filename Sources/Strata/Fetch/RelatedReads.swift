@@ -39,6 +39,9 @@ struct RelatedReads {
             for inner in nodes { add(inner, under: chain) }
         case .test(let keyPath, _):
             add(keyPath, under: chain)
+        case .compare(let comparison):
+            add(comparison.lhs, under: chain)
+            add(comparison.rhs, under: chain)
         case .quantified(_, let steps, let owner, let r, let inner):
             let ownerChain = walk(steps, from: chain)
             read(owner.attributes.count + r, at: ownerChain)

@@ -62,6 +62,12 @@ struct ComparisonTest {
     /// The operand in comparable form (strings folded for `[c]`/`[d]`), nil for nil or a
     /// value of another domain.
     private func scalar(_ value: PropertyValue) -> Scalar? {
+        Self.scalar(value, domain, options)
+    }
+
+    /// `value` in comparable form for `domain` (strings folded by `options`), nil for nil or
+    /// a value of another domain.
+    static func scalar(_ value: PropertyValue, _ domain: Domain, _ options: ObjectPredicate.StringOptions) -> Scalar? {
         switch domain {
         case .numeric: return value.numericValue.map(Scalar.number)
         case .text: return value.comparableText.map { .text(PredicateFunctions.fold($0, options)) }
@@ -70,7 +76,7 @@ struct ComparisonTest {
         }
     }
 
-    private static func equal(_ a: Scalar?, _ b: Scalar?) -> Bool {
+    static func equal(_ a: Scalar?, _ b: Scalar?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
         case (let a?, let b?): return order(a, b) == 0
@@ -79,7 +85,7 @@ struct ComparisonTest {
     }
 
     /// -1, 0 or 1; nil when the two cannot be ordered.
-    private static func order(_ a: Scalar, _ b: Scalar) -> Int? {
+    static func order(_ a: Scalar, _ b: Scalar) -> Int? {
         switch (a, b) {
         case (.number(let x), .number(let y)): return x < y ? -1 : (x == y ? 0 : 1)
         case (.text(let x), .text(let y)):

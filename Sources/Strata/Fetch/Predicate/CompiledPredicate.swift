@@ -12,6 +12,8 @@ struct CompiledPredicate {
         case or([Node])
         /// A value read through a key path, tested.
         case test(ResolvedKeyPath, ComparisonTest)
+        /// Two key paths of the object, compared.
+        case compare(KeyPathComparison)
         /// `ANY`/`ALL`/`NONE` of `inner`, over the to-many `relationshipIndex` of the object
         /// reached by `steps` (the to-ones before it); `inner` is rooted at the destination.
         case quantified(PredicateQuantifier, steps: [ResolvedKeyPath.Step], owner: EntityDescription,
@@ -50,6 +52,8 @@ struct CompiledPredicate {
             return false
         case .test(let keyPath, let test):
             return test.evaluate(keyPath.value(of: subject))
+        case .compare(let comparison):
+            return comparison.evaluate(subject)
         case .quantified(let quantifier, let steps, _, let r, let inner):
             guard let owner = ResolvedKeyPath.follow(steps, from: subject) else { return quantifier != .any }
             let destinations = owner.predicateToMany(r)
@@ -74,6 +78,8 @@ struct CompiledPredicate {
         case .test(let keyPath, let test):
             let lhs = keyPath.sql(from: alias, writer: &writer)
             return test.sql(lhs, writer: &writer)
+        case .compare(let comparison):
+            return comparison.sql(alias: alias, writer: &writer)
         case .quantified(let quantifier, let steps, let owner, let r, let inner):
             let ownerID = ResolvedKeyPath.objectIDSQL(steps, from: alias, writer: &writer)
             let source = writer.toManySource(owner, r, ownerID: ownerID)

@@ -29,6 +29,14 @@ struct PredicateCompiler {
             return .or(compiled)
         case .comparison(let comparison):
             let path = try unscoped(comparison, scope, entity)
+            if case .variable(let name) = comparison.value {
+                throw error("$\(name) has no value: give it one with withSubstitutionVariables(_:) before the predicate is used.", comparison, entity)
+            }
+            if case .keyPath(let other) = comparison.value {
+                var right = comparison
+                right.keyPath = other
+                return try compileKeyPaths(comparison, path, try unscoped(right, scope, entity), on: entity)
+            }
             if let subquery = comparison.subquery {
                 return try compileSubquery(comparison, subquery, path: path, on: entity, scope: scope)
             }
@@ -173,21 +181,60 @@ struct PredicateCompiler {
         return try makeTest(c, keyPath, entity)
     }
 
-    private func makeTest(_ c: PredicateComparison, _ keyPath: ResolvedKeyPath, _ entity: EntityDescription) throws(StrataError) -> CompiledPredicate.Node {
-        let domain: ComparisonTest.Domain
+    /// `left op right`, two key paths of the same object: each through to-ones only, both
+    /// holding values of one kind.
+    private func compileKeyPaths(
+        _ c: PredicateComparison, _ left: ArraySlice<String>, _ right: ArraySlice<String>, on entity: EntityDescription
+    ) throws(StrataError) -> CompiledPredicate.Node {
+        guard c.quantifier == nil else {
+            throw error("\(c.quantifier?.rawValue ?? "") cannot apply to a comparison of two key paths; use SUBQUERY.", c, entity)
+        }
+        let lhs = try scalarKeyPath(c, c.keyPath, left, on: entity)
+        guard case .keyPath(let rightKeys) = c.value else { throw error("Expected a key path on the right.", c, entity) }
+        let rhs = try scalarKeyPath(c, rightKeys, right, on: entity)
+        let domain = try self.domain(of: lhs, c)
+        guard try self.domain(of: rhs, c) == domain else {
+            throw error("\(PredicateFormatter.format(.comparison(c))) compares values of different kinds.", c, entity)
+        }
+        if domain != .numeric && domain != .text && !(c.op == .equalTo || c.op == .notEqualTo) {
+            throw error("\(c.op.rawValue) cannot compare \(domain == .data ? "data" : "objects"); use == or !=.", c, entity)
+        }
+        return .compare(KeyPathComparison(lhs: lhs, rhs: rhs, domain: domain, op: c.op, options: c.options))
+    }
+
+    /// `path` (written as `keys`) resolved to one value per object: through to-ones only.
+    private func scalarKeyPath(
+        _ c: PredicateComparison, _ keys: [String], _ path: ArraySlice<String>, on entity: EntityDescription
+    ) throws(StrataError) -> ResolvedKeyPath {
+        var probe = c
+        probe.keyPath = keys
+        probe.op = .equalTo
+        probe.value = .single(.null)
+        guard case .test(let keyPath, _) = try compile(probe, path: path, quantifier: nil, on: entity) else {
+            throw error("A key path compared with another key path cannot pass through a to-many relationship; use SUBQUERY, or ANY with a value.", probe, entity)
+        }
+        return keyPath
+    }
+
+    /// How the values of `keyPath` compare.
+    private func domain(of keyPath: ResolvedKeyPath, _ c: PredicateComparison) throws(StrataError) -> ComparisonTest.Domain {
+        let entity = keyPath.endEntity
         switch keyPath.terminal {
         case .attribute(let a):
-            let type = entity.attributes[a].type
-            switch type {
-            case .string, .uuid, .url: domain = .text
-            case .data: domain = .data
+            switch entity.attributes[a].type {
+            case .string, .uuid, .url: return .text
+            case .data: return .data
             case .transformable: throw error("Transformable attribute \(entity.name).\(entity.attributes[a].name) cannot be compared.", c, entity)
-            default: domain = .numeric
+            default: return .numeric
             }
-        case .count, .subqueryCount, .aggregate: domain = .numeric
-        case .toOneID(let r): domain = .object(entity.relationships[r].destinationIndex)
-        case .selfID: domain = .object(entity.index)
+        case .count, .subqueryCount, .aggregate: return .numeric
+        case .toOneID(let r): return .object(entity.relationships[r].destinationIndex)
+        case .selfID: return .object(entity.index)
         }
+    }
+
+    private func makeTest(_ c: PredicateComparison, _ keyPath: ResolvedKeyPath, _ entity: EntityDescription) throws(StrataError) -> CompiledPredicate.Node {
+        let domain = try self.domain(of: keyPath, c)
         if c.op.isStringOperator && domain != .text {
             throw error("\(c.op.rawValue) needs a string key path.", c, entity)
         }
@@ -204,6 +251,7 @@ struct PredicateCompiler {
         switch c.value {
         case .single(let v): values = [v]
         case .list(let vs): values = vs
+        case .keyPath, .variable: throw error("Expected a value on the right of \(c.op.rawValue).", c, entity)
         }
         var constants: [ComparisonTest.Scalar?] = []
         for value in values {

@@ -21,7 +21,7 @@ enum PredicateFormatter {
     private static func format(_ c: PredicateComparison) -> String {
         var text = ""
         if let quantifier = c.quantifier { text += quantifier.rawValue + " " }
-        let keyPath = c.keyPath.map(escapedKey).joined(separator: ".")
+        let keyPath = path(c.keyPath)
         if let subquery = c.subquery {
             text += "SUBQUERY(\(keyPath), \(subquery.variable), \(format(subquery.predicate))).@count"
         } else {
@@ -34,8 +34,15 @@ enum PredicateFormatter {
         switch c.value {
         case .single(let v): text += " " + literal(v)
         case .list(let vs): text += " {" + vs.map(literal).joined(separator: ", ") + "}"
+        case .keyPath(let other): text += " " + path(other)
+        case .variable(let name): text += " $" + name
         }
         return text
+    }
+
+    /// A key path as written; `SELF` when empty.
+    private static func path(_ keys: [String]) -> String {
+        keys.isEmpty ? "SELF" : keys.map(escapedKey).joined(separator: ".")
     }
 
     /// A key, with `#` in front when it is spelled like a key word or does not start as a key

@@ -10,26 +10,45 @@
 ///     && !(.key("rating").isIn([1, 2]))
 ///     && .key("group.items").sum("score") > 10
 ///     && .subquery("tags", "$t", .key("$t.name").beginsWith("s")) > 0
+///     && .key("rating") > .key("tags.@count")          // two key paths
+///     && .key("SELF") != someNote                       // the object itself
+///     && .key("created") >= .variable("since")          // substituted later
 /// ```
 public struct PredicateKey: Sendable, Hashable {
     let path: [String]
     let quantifier: PredicateQuantifier?
     /// Set when the key is `SUBQUERY(path, …).@count`.
     let subquery: PredicateSubquery?
+    /// Set for ``variable(_:)``: `path` is its one `$name`.
+    let isVariable: Bool
 
-    init(path: [String], quantifier: PredicateQuantifier?, subquery: PredicateSubquery? = nil) {
+    init(path: [String], quantifier: PredicateQuantifier?, subquery: PredicateSubquery? = nil, isVariable: Bool = false) {
         self.path = path
         self.quantifier = quantifier
         self.subquery = subquery
+        self.isVariable = isVariable
     }
 
     /// The key path `keyPath` (dot-separated, through to-one relationships; a to-many key
-    /// path compared directly means ANY).
+    /// path compared directly means ANY). `"SELF"` is the object itself (`SELF.title` is
+    /// `title`).
     /// ```swift
     /// let p = PredicateKey.key("folder.name") == "Inbox"
     /// ```
     public static func key(_ keyPath: String) -> PredicateKey {
-        PredicateKey(path: keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init), quantifier: nil)
+        var path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if path.first == "SELF" { path.removeFirst() }
+        return PredicateKey(path: path, quantifier: nil)
+    }
+
+    /// A `$variable` to compare a key with, given its value later by
+    /// ``ObjectPredicate/withSubstitutionVariables(_:)`` (`name` with or without its `$`).
+    /// ```swift
+    /// let template = PredicateKey.key("rating") >= .variable("minimum")
+    /// let p = try template.withSubstitutionVariables(["minimum": 3])
+    /// ```
+    public static func variable(_ name: String) -> PredicateKey {
+        PredicateKey(path: [name.hasPrefix("$") ? name : "$" + name], quantifier: nil, isVariable: true)
     }
 
     /// True when at least one object of the to-many key path passes (`ANY`).
@@ -103,6 +122,55 @@ public struct PredicateKey: Sendable, Hashable {
     }
 
     private static func value(_ v: (any PredicateArgumentConvertible)?) -> PropertyValue { v?.predicateArgument ?? .null }
+
+    /// `self op other`, where `other` is another key path of the object or a variable (a
+    /// variable on the left is mirrored to the right).
+    private func compare(_ op: PredicateOperator, _ other: PredicateKey, _ options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        if isVariable && !other.isVariable, let mirrored = op.mirrored { return other.compare(mirrored, self, options) }
+        let value: PredicateOperand = other.isVariable ? .variable(String(other.path[0].dropFirst())) : .keyPath(other.path)
+        return compare(op, value, options)
+    }
+
+    /// Equal to another key path of the object, or to a variable (nil equals nil); `options`
+    /// apply to strings.
+    /// ```swift
+    /// let p = PredicateKey.key("title").equals(.key("folder.name"), options: .caseInsensitive)
+    /// ```
+    public func equals(_ other: PredicateKey, options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        compare(.equalTo, other, options)
+    }
+
+    /// Not equal to another key path of the object, or to a variable.
+    /// ```swift
+    /// let p = PredicateKey.key("folder").notEquals(.key("detail.item.folder"))
+    /// ```
+    public func notEquals(_ other: PredicateKey, options: ObjectPredicate.StringOptions = []) -> ObjectPredicate {
+        compare(.notEqualTo, other, options)
+    }
+
+    /// Less than another key path of the object, or a variable (false when either is nil).
+    /// ```swift
+    /// let p = PredicateKey.key("start") < .key("end")
+    /// ```
+    public static func < (key: PredicateKey, other: PredicateKey) -> ObjectPredicate { key.compare(.lessThan, other) }
+
+    /// Less than or equal to another key path of the object, or a variable.
+    /// ```swift
+    /// let p = PredicateKey.key("rank") <= .key("group.rank")
+    /// ```
+    public static func <= (key: PredicateKey, other: PredicateKey) -> ObjectPredicate { key.compare(.lessThanOrEqualTo, other) }
+
+    /// Greater than another key path of the object, or a variable.
+    /// ```swift
+    /// let p = PredicateKey.key("rating") > .key("tags.@count")
+    /// ```
+    public static func > (key: PredicateKey, other: PredicateKey) -> ObjectPredicate { key.compare(.greaterThan, other) }
+
+    /// Greater than or equal to another key path of the object, or a variable.
+    /// ```swift
+    /// let p = PredicateKey.key("created") >= .variable("since")
+    /// ```
+    public static func >= (key: PredicateKey, other: PredicateKey) -> ObjectPredicate { key.compare(.greaterThanOrEqualTo, other) }
 
     /// Equal to `value`; `nil` is a value (`== nil` finds nils).
     /// ```swift

@@ -42,6 +42,11 @@ enum PredicateOperand: Sendable, Hashable {
     case single(PropertyValue)
     /// An aggregate `{a, b, c}` (for `IN` and `BETWEEN`).
     case list([PropertyValue])
+    /// Another key path of the same object (`rank > priority`); empty for `SELF`.
+    case keyPath([String])
+    /// A `$variable` (its name without `$`) that ``ObjectPredicate/withSubstitutionVariables(_:)``
+    /// replaces by a value.
+    case variable(String)
 }
 
 /// A comparison operator.

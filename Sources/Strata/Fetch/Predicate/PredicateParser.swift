@@ -10,6 +10,9 @@ struct PredicateParser {
     private var argumentIndex = 0
     /// The `NOT`s and parentheses open at the current token.
     private var depth = 0
+    /// The variables of the SUBQUERYs open at the current token; any other `$name` standing
+    /// alone is a substitution variable.
+    private var subqueryVariables: [String] = []
 
     init(format: String, arguments: [Any?]) {
         self.format = format
@@ -157,6 +160,24 @@ struct PredicateParser {
         case (.keyPath(let path), .value(let v)):
             keyPath = path
             value = v
+        case (.keyPath(let path), .keyPath(let other)):
+            if let name = variableName(other) {
+                keyPath = path
+                value = .variable(name)
+            } else if let name = variableName(path) {
+                guard quantifier == nil else { throw Self.error("a key path after \(quantifier?.rawValue ?? "")", at: lhsPosition) }
+                guard let mirrored = op.mirrored else { throw Self.error("a key path on the left of \(op.rawValue)", at: lhsPosition) }
+                op2 = mirrored
+                keyPath = other
+                value = .variable(name)
+            } else {
+                keyPath = path
+                value = .keyPath(other)
+            }
+        case (.subquery(let path, let s), .keyPath(let other)) where variableName(other) != nil:
+            keyPath = path
+            subquery = s
+            value = .variable(variableName(other) ?? "")
         case (.subquery(let path, let s), .value(let v)):
             keyPath = path
             subquery = s
@@ -181,23 +202,43 @@ struct PredicateParser {
         case (.value, .value):
             throw Self.error("a key path on one side of \(op.rawValue)", at: lhsPosition)
         case (.keyPath, _), (.subquery, _):
-            throw Self.error("a value on the right of \(op.rawValue) (comparing two key paths is not supported)", at: rhsPosition)
+            throw Self.error("a value or a key path of the object on the right of \(op.rawValue)", at: rhsPosition)
         }
         if subquery != nil, let quantifier {
             throw Self.error("a key path after \(quantifier.rawValue), not SUBQUERY (its @count is one number)", at: lhsPosition)
         }
-        switch (op2, value) {
+        try Self.check(value, after: op2, at: rhsPosition)
+        return .comparison(PredicateComparison(quantifier: quantifier, keyPath: keyPath, op: op2, options: options, value: value, subquery: subquery))
+    }
+
+    /// The name of a substitution variable, when `path` is one `$name` that is no SUBQUERY's variable.
+    private func variableName(_ path: [String]) -> String? {
+        guard path.count == 1, path[0].hasPrefix("$"), !subqueryVariables.contains(path[0]) else { return nil }
+        return String(path[0].dropFirst())
+    }
+
+    /// Throws unless `value` fits `op`: two values for BETWEEN, an aggregate for IN, a string
+    /// for the string operators, a key path only for `==`, `!=`, `<`, `<=`, `>`, `>=`.
+    /// A variable is checked once substituted.
+    static func check(_ value: PredicateOperand, after op: PredicateOperator, at position: Int?) throws(StrataError) {
+        func failure(_ expected: String) -> StrataError {
+            StrataError(.malformedPredicate, "Expected \(expected).", position: position)
+        }
+        switch (op, value) {
+        case (_, .variable): return
+        case (.equalTo, .keyPath), (.notEqualTo, .keyPath), (.lessThan, .keyPath), (.lessThanOrEqualTo, .keyPath),
+             (.greaterThan, .keyPath), (.greaterThanOrEqualTo, .keyPath): return
+        case (_, .keyPath): throw failure("a value after \(op.rawValue); a key path compares with ==, !=, <, <=, > or >= only")
         case (.between, .list(let list)) where list.count == 2: break
-        case (.between, _): throw Self.error("an aggregate of two values {low, high} after BETWEEN", at: rhsPosition)
+        case (.between, _): throw failure("an aggregate of two values {low, high} after BETWEEN")
         case (.in, .list): break
-        case (.in, .single): throw Self.error("an aggregate {…} or an array argument after IN", at: rhsPosition)
-        case (_, .list): throw Self.error("a single value after \(op2.rawValue), not an aggregate", at: rhsPosition)
+        case (.in, .single): throw failure("an aggregate {…} or an array argument after IN")
+        case (_, .list): throw failure("a single value after \(op.rawValue), not an aggregate")
         default: break
         }
-        if case .single(let v) = value, op2.isStringOperator, !(v.isNull || v.isStringLike) {
-            throw Self.error("a string after \(op2.rawValue)", at: rhsPosition)
+        if case .single(let v) = value, op.isStringOperator, !(v.isNull || v.isStringLike) {
+            throw failure("a string after \(op.rawValue)")
         }
-        return .comparison(PredicateComparison(quantifier: quantifier, keyPath: keyPath, op: op2, options: options, value: value, subquery: subquery))
     }
 
     private mutating func parseOperator() throws(StrataError) -> PredicateOperator {
@@ -252,10 +293,15 @@ struct PredicateParser {
                 case "FALSE", "NO": return .value(.single(.bool(false)))
                 case "CAST": return .value(.single(try parseCast()))
                 case "SUBQUERY": return try parseSubquery()
+                case "SELF": return .keyPath([])
                 default: throw Self.error("a key path or a value, not the key word \(word)", at: token.position)
                 }
             }
             advance()
+            // `SELF.title` is `title`.
+            if !escaped, name.count > 5, name.prefix(5).uppercased() == "SELF." {
+                return .keyPath(try Self.splitKeyPath(String(name.dropFirst(5)), at: token.position))
+            }
             return .keyPath(try Self.splitKeyPath(name, at: token.position))
         case .string(let s): advance(); return .value(.single(.string(s)))
         case .integer(let i): advance(); return .value(.single(.integer(i)))
@@ -316,6 +362,8 @@ struct PredicateParser {
         }
         advance()
         try expectSymbol(",", ", after the variable of SUBQUERY")
+        subqueryVariables.append(variable)
+        defer { subqueryVariables.removeLast() }
         let predicate = try parseOr()
         try expectSymbol(")", ") to close SUBQUERY")
         guard case .identifier(".@count", false) = current.kind else {
