@@ -67,24 +67,27 @@ extension ObjectContext {
         let entity = object.entity
         if let missing = object.valueErrors[-1] { throw missing }
         for (slot, error) in object.valueErrors where slot >= 0 && error.code != .undecodableValue { throw error }
-        for (i, attribute) in entity.attributes.enumerated() {
+        // The entity's per-slot tables, not its attribute descriptions: copying a whole
+        // description per attribute per object cost more than the checks themselves.
+        let names = entity.attributeNames, types = entity.attributeTypes, optional = entity.attributeIsOptional
+        let checksEvery = object.lifecycle.isInserted
+        for i in types.indices {
             let value = object.attributeValues[i]
             if value.isNull {
                 // A stored value that did not decode reads as nil but is not written: not missing.
-                if !attribute.isOptional && object.valueErrors[i] == nil {
-                    throw StrataError(.validation, "\(entity.name).\(attribute.name) is required but nil.", entity: entity.name, key: attribute.name, objectID: object.objectID)
+                if !optional[i] && object.valueErrors[i] == nil {
+                    throw StrataError(.validation, "\(entity.name).\(names[i]) is required but nil.", entity: entity.name, key: names[i], objectID: object.objectID)
                 }
-            } else if let problem = value.storageProblem(for: attribute.type) {
-                throw StrataError(.unencodableValue, "\(entity.name).\(attribute.name) cannot be stored: \(problem).", entity: entity.name, key: attribute.name, objectID: object.objectID)
+            } else if let problem = value.storageProblem(for: types[i]) {
+                throw StrataError(.unencodableValue, "\(entity.name).\(names[i]) cannot be stored: \(problem).", entity: entity.name, key: names[i], objectID: object.objectID)
             }
-            if object.lifecycle.isInserted || object.changedProperties.contains(i) {
-                try runHook({ try object.validateValue(value, forKey: attribute.name) }, object, key: attribute.name)
+            if checksEvery || object.changedProperties.contains(i) {
+                try runHook({ try object.validateValue(value, forKey: names[i]) }, object, key: names[i])
             }
         }
-        for (i, relationship) in entity.relationships.enumerated() where !relationship.isOptional && !relationship.isToMany {
-            if object.toOne(at: i) == nil {
-                throw StrataError(.validation, "\(entity.name).\(relationship.name) is required but nil.", entity: entity.name, key: relationship.name, objectID: object.objectID)
-            }
+        for i in entity.requiredToOneSlots where object.toOne(at: i) == nil {
+            let name = entity.relationshipNames[i]
+            throw StrataError(.validation, "\(entity.name).\(name) is required but nil.", entity: entity.name, key: name, objectID: object.objectID)
         }
         try runHook(hook, object)
     }

@@ -33,6 +33,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let attributeNames: [String]
     /// Relationship names by slot.
     let relationshipNames: [String]
+    /// Attribute types by slot (the hot paths read these without copying whole descriptions).
+    let attributeTypes: [AttributeType]
+    /// Whether each attribute (by slot) may be nil.
+    let attributeIsOptional: [Bool]
+    /// The slots of the to-one relationships that may not be nil.
+    let requiredToOneSlots: [Int]
     /// Whether each relationship (by slot) is to-many.
     @usableFromInline let relationshipIsToMany: [Bool]
     /// The table's columns after `_id` and `_version`, in order.
@@ -78,6 +84,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.propertyIndex = lookup
         self.attributeNames = attributes.map(\.name)
         self.relationshipNames = relationships.map(\.name)
+        self.attributeTypes = attributes.map(\.type)
+        self.attributeIsOptional = attributes.map(\.isOptional)
+        self.requiredToOneSlots = relationships.indices.filter { !relationships[$0].isOptional && !relationships[$0].isToMany }
         self.relationshipIsToMany = relationships.map(\.isToMany)
         self.defaultAttributeValues = attributes.map(\.defaultValue)
         self.attributeTransformers = attributes.map(\.transformer)
