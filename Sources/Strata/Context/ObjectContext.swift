@@ -99,8 +99,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     @exclusivity(unchecked) var pointers: [InverseLinkKey: Set<ManagedObject>] = [:]
     /// Loaded to-ones not yet folded into ``pointers``.
     @exclusivity(unchecked) var pointerLog: [PointerNote] = []
-    /// The construction record reused for fetched objects and faults (one allocation per
-    /// context, not per object; see ``ObjectConstruction/make(_:_:reusing:)``).
+    /// The construction record reused for inserted and fetched objects and faults (one
+    /// allocation per context, not per object; see ``ObjectConstruction/make(_:_:collectsDefaults:reusing:)``).
     @exclusivity(unchecked) var spareConstruction: ObjectConstruction?
 
     /// Constructs a fetched object or a fault, reusing ``spareConstruction``.
@@ -316,8 +316,12 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         let creation = ObjectCreation(
             entity: entity, objectID: id, attributeValues: entity.defaultAttributeValues,
             relationValues: entity.newRelationValues, isFault: false)
-        let (object, construction) = ObjectConstruction.make(entity, creation, collectsDefaults: true)
+        let spare = spareConstruction
+        spareConstruction = nil   // taken: a construction nested in an initialiser makes its own
+        let (object, construction) = ObjectConstruction.make(entity, creation, collectsDefaults: true, reusing: spare)
         for (slot, value) in construction.defaults { object.attributeValues[slot] = value }
+        construction.defaults.removeAll(keepingCapacity: true)   // kept for the next object, not its values
+        spareConstruction = construction
         object.storageOwner = self
         object.lifecycle.isInserted = true
         registry[id] = object

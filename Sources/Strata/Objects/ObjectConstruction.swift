@@ -16,7 +16,7 @@ import Darwin
 final class ObjectConstruction {
     private(set) var entity: EntityDescription
     /// Whether the wrappers' initial values are wanted (inserts only).
-    @usableFromInline let collectsDefaults: Bool
+    @usableFromInline private(set) var collectsDefaults: Bool
     /// Initial values by attribute slot.
     @usableFromInline var defaults: [(slot: Int, value: PropertyValue)] = []
     private var attributeCursor = 0
@@ -49,20 +49,24 @@ final class ObjectConstruction {
         return (object, construction)
     }
 
-    /// Constructs an object that collects no defaults (a fetched row or a fault), reusing
-    /// `spare` — a record this function returned before, kept by the caller on its queue —
-    /// instead of allocating one per object. Returns the record to keep for the next call.
-    /// The caller holds no record while this runs, so a construction nested in an
-    /// initialiser gets a fresh one.
-    static func make(_ entity: EntityDescription, _ creation: ObjectCreation, reusing spare: ObjectConstruction?) -> (ManagedObject, ObjectConstruction) {
+    /// Constructs an object, reusing `spare` — a record this function returned before, kept
+    /// by the caller on its queue — instead of allocating one (and its defaults array) per
+    /// object. Returns the record to keep for the next call; for an insert
+    /// (`collectsDefaults`), its ``defaults`` are the new object's initial values. The caller
+    /// holds no record while this runs, so a construction nested in an initialiser gets a
+    /// fresh one.
+    static func make(_ entity: EntityDescription, _ creation: ObjectCreation, collectsDefaults: Bool = false,
+                     reusing spare: ObjectConstruction?) -> (ManagedObject, ObjectConstruction) {
         let construction: ObjectConstruction
         if let reused = spare {
             reused.entity = entity
+            reused.collectsDefaults = collectsDefaults
+            reused.defaults.removeAll(keepingCapacity: true)
             reused.attributeCursor = 0
             reused.relationshipCursor = 0
             construction = reused
         } else {
-            construction = ObjectConstruction(entity: entity, collectsDefaults: false)
+            construction = ObjectConstruction(entity: entity, collectsDefaults: collectsDefaults)
         }
         let previous = pthread_getspecific(key)
         pthread_setspecific(key, Unmanaged.passUnretained(construction).toOpaque())
