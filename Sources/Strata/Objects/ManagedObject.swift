@@ -21,15 +21,17 @@ import OrderedCollections
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity this object belongs to.
     public let entity: EntityDescription
+    // The identity, the owner and the storage below are marked `@exclusivity(unchecked)`: they
+    // are touched only on the owning context's queue (the debug-mode queue trap and
+    // ThreadSanitizer check that), and no user code runs inside an access, so the runtime's
+    // per-access exclusivity bookkeeping (a thread-local access set, several percent of an
+    // insert) buys no safety here.
+
     /// The object's identity; temporary until the first save.
-    public internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
 
     /// The owning context (weak: a context owns its objects, not the other way round).
-    weak var storageOwner: (any ObjectOwner)?
-    // The storage below is marked `@exclusivity(unchecked)`: it is touched only on the owning
-    // context's queue (the debug-mode queue trap and ThreadSanitizer check that), and no user
-    // code runs inside an access, so the runtime's per-access exclusivity bookkeeping (a
-    // thread-local access set, several percent of an insert) buys no safety here.
+    @exclusivity(unchecked) weak var storageOwner: (any ObjectOwner)?
 
     /// Attribute values in entity order; empty while a fault.
     @exclusivity(unchecked) var attributeValues: [PropertyValue]
@@ -48,7 +50,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// A value that could not be decoded or encoded (reported by validation; never dropped).
     @exclusivity(unchecked) var valueErrors: [Int: StrataError] = [:]
     /// Objects fetched together fire their faults together.
-    var faultBatch: FaultBatch?
+    @exclusivity(unchecked) var faultBatch: FaultBatch?
     /// The loaded to-manys that hold this object, as hints (see `ObjectContext+Inverses.swift`).
     @exclusivity(unchecked) var heldBy = HeldBy()
 

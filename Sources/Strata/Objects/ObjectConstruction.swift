@@ -14,13 +14,16 @@ import Darwin
 /// It lives in a thread-local slot only for the duration of one synchronous `init` call.
 @usableFromInline
 final class ObjectConstruction {
-    private(set) var entity: EntityDescription
+    // Its state is `@exclusivity(unchecked)`: a construction is used by one thread at a time
+    // (it sits in that thread's slot for one synchronous `init`, then with its context on the
+    // context's queue), and the runtime's access checks cost a few percent of an insert.
+    @exclusivity(unchecked) private(set) var entity: EntityDescription
     /// Whether the wrappers' initial values are wanted (inserts only).
-    @usableFromInline private(set) var collectsDefaults: Bool
+    @exclusivity(unchecked) @usableFromInline private(set) var collectsDefaults: Bool
     /// Initial values by attribute slot.
-    @usableFromInline var defaults: [(slot: Int, value: PropertyValue)] = []
-    private var attributeCursor = 0
-    private var relationshipCursor = 0
+    @exclusivity(unchecked) @usableFromInline var defaults: [(slot: Int, value: PropertyValue)] = []
+    @exclusivity(unchecked) private var attributeCursor = 0
+    @exclusivity(unchecked) private var relationshipCursor = 0
 
     private init(entity: EntityDescription, collectsDefaults: Bool) {
         self.entity = entity
