@@ -144,6 +144,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
     public final func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    /// The hash sets of objects use (to-manys, pending sets): the object's address mixed by
+    /// `WordHash`, not a full `Hasher` round.
+    public final func _rawHashValue(seed: Int) -> Int {
+        WordHash.mix(UInt64(UInt(bitPattern: ObjectIdentifier(self))), seed: seed)
+    }
 
     open var description: String {
         let flags = [isFault ? "fault" : nil, isInserted ? "inserted" : nil, isDeleted ? "deleted" : nil, isUpdated ? "updated" : nil]
