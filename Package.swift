@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "StrataStacks", targets: ["StrataStacks"]),
         .library(name: "StrataFetchedResults", targets: ["StrataFetchedResults"]),
         .library(name: "StrataSync", targets: ["StrataSync"]),
+        .library(name: "StrataSyncServers", targets: ["StrataSyncServers"]),
         .executable(name: "Sandbox", targets: ["Sandbox"]),
     ],
     dependencies: [
@@ -24,6 +25,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        // StrataSyncServers only (issue 10): the HTTP client for WebDAV and S3, and the
+        // hashes, HMAC, AES-GCM and scrypt of S3's signatures and of encryption.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         // `swift package generate-documentation` (scripts/docs.sh); no code depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -48,6 +53,22 @@ let package = Package(
             dependencies: ["Strata", "StrataStacks", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        // Sync through real servers (WebDAV, S3-compatible) and encryption: its own product, so
+        // a user of StrataSync with a folder does not build an HTTP stack.
+        .target(
+            name: "StrataSyncServers",
+            dependencies: [
+                "StrataSync",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Real servers for the tests (nginx with WebDAV, moto's S3) started on loopback and
+        // stopped afterwards; not a product.
+        .target(name: "StrataTestServers", path: "Tests/StrataTestServers", swiftSettings: swiftSettings),
         // The Sandbox: scenarios, metrics, heartbeat and report in a library (so tests run
         // small-N scenarios in-process), and a thin executable that parses the command line.
         .target(
@@ -95,7 +116,18 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSyncTests",
-            dependencies: ["StrataSync", "Strata", "StrataStacks", "StrataRandom", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "StrataSync", "StrataSyncServers", "StrataTestServers", "Strata", "StrataStacks", "StrataRandom",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StrataSyncServersTests",
+            dependencies: [
+                "StrataSyncServers", "StrataSync", "StrataTestServers", "Strata", "StrataStacks", "StrataRandom",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

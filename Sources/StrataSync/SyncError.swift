@@ -46,6 +46,12 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         public static let fromTheFuture = Code(rawValue: "fromTheFuture")
         /// A change file was written with a model version this peer does not accept.
         public static let modelMismatch = Code(rawValue: "modelMismatch")
+        /// The server refused the credentials (HTTP 401 or 403, an S3 signature it does not
+        /// accept). Not retried: fix the user name, password or keys and sync again.
+        public static let authenticationFailed = Code(rawValue: "authenticationFailed")
+        /// An encrypted cloud was opened with another password than the one it was sealed
+        /// with; found on the first file read, before anything is merged.
+        public static let wrongPassword = Code(rawValue: "wrongPassword")
         /// The backend failed (I/O error, network error, HTTP status): see ``underlying``.
         public static let backendFailure = Code(rawValue: "backendFailure")
         /// This peer's local sync state is damaged or from a later version: the ensemble
