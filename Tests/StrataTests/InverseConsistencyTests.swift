@@ -66,6 +66,26 @@ import Testing
         }
     }
 
+    @Test func aMergeMovesAFaultMemberBetweenLoadedToManysWithoutFiringIt() async throws {
+        let directory = TemporaryDirectory()
+        let f = try await fixture(directory)
+        let a = ObjectContext(.privateQueue, coordinator: f.coordinator, name: "a")
+        try a.performAndWait {
+            let one = try object(a, f.one, Folder.self), two = try object(a, f.two, Folder.self)
+            #expect(one.notes.count == 2 && two.notes.isEmpty)
+        }
+        let changes = try #require(try await saveElsewhere(f) { b in try object(b, f.note, Note.self).folder = try object(b, f.two, Folder.self) })
+        try a.performAndWait {
+            a.merge(changes)
+            let one = try object(a, f.one, Folder.self), two = try object(a, f.two, Folder.self)
+            #expect(a.object(with: f.note).isFault)          // not read by the merge
+            #expect(one.notes.map(\.objectID) == [f.other])
+            #expect(two.notes.map(\.objectID) == [f.note])
+            #expect(!a.hasChanges)
+            try a.checkInvariants()
+        }
+    }
+
     @Test func aRowReadForTheFirstTimeJoinsTheLoadedToManyItNames() async throws {
         let directory = TemporaryDirectory()
         let f = try await fixture(directory)
@@ -218,10 +238,11 @@ import Testing
         }
         let changes = try #require(try await saveElsewhere(f) { b in try object(b, f.note, Note.self).folder = try object(b, f.two, Folder.self) })
         try a.performAndWait {
-            a.merge(changes)                                   // store trump: `one.notes` is unloaded, its edit dropped
+            a.merge(changes)                                   // the edit of `one.notes` is kept (every policy); `note`, a fault here, leaves it and its committed membership
             let one = try object(a, f.one, Folder.self)
             let fresh = try #require(a.insertedObjects.first as? Note)
-            #expect(one.notes.contains(fresh))                 // read again: the loaded to-one that points here wins
+            #expect(one.notes.contains(fresh))
+            #expect(!one.notes.contains(where: { $0.objectID == f.note }))
             try a.checkInvariants()
             a.rollback()
             #expect(one.notes.allSatisfy { $0.context === a })

@@ -108,7 +108,9 @@ final class Received<T: Sendable>: @unchecked Sendable {  // safe: every access 
     }
 
     @Test(arguments: MergePolicy.allCases)
-    func mergeKeepsOrDropsLocalEditsPerPolicy(policy: MergePolicy) async throws {
+    /// As in Core Data, a merge keeps unsaved local edits whatever the policy (the policy acts
+    /// at save); the merge brings the row's new version, so the kept edit saves without a conflict.
+    func mergeKeepsLocalEditsUnderEveryPolicy(policy: MergePolicy) async throws {
         let dir = TemporaryDirectory()
         let (coordinator, writer) = try await makeStore(dir)
         let id = try await writer.perform { () throws -> ObjectID in
@@ -135,13 +137,13 @@ final class Received<T: Sendable>: @unchecked Sendable {  // safe: every access 
             editor.merge(changes)
             let note = try #require(editor.object(with: id) as? Note)
             #expect(note.rating == 5)                                   // untouched keys always take the incoming value
-            #expect(note.title == (policy.keepsLocalEdits ? "local" : "incoming"))
-            #expect(editor.hasChanges == policy.keepsLocalEdits)
+            #expect(note.title == "local")
+            #expect(editor.hasChanges)
             #expect(note.committedValues(forKeys: ["title"])["title"] == .string("incoming"))
             try editor.save()                                           // no conflict: the merge brought the new version
         }
         let stored = try await coordinator.database.read { try String.fetchOne($0, sql: "SELECT title FROM Note") }
-        #expect(stored == (policy.keepsLocalEdits ? "local" : "incoming"))
+        #expect(stored == "local")
     }
 
     @Test func automaticMergeFromParentAndFromSiblingRoots() async throws {

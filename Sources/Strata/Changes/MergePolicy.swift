@@ -24,12 +24,4 @@ public enum MergePolicy: String, Sendable, Hashable, CaseIterable {
     case mergeByPropertyObjectTrump
     case overwrite
     case rollback
-
-    /// Whether a merge keeps the context's own unsaved edits.
-    var keepsLocalEdits: Bool {
-        switch self {
-        case .error, .mergeByPropertyObjectTrump, .overwrite: true
-        case .mergeByPropertyStoreTrump, .rollback: false
-        }
-    }
 }

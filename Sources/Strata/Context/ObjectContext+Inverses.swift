@@ -191,8 +191,9 @@ extension ObjectContext {
         let partner = registry[target]
         if let partner, partner.lifecycle.isDeleted {
             // Deleted here (not saved yet): the object reads as unrelated, as a to-many load
-            // skips deleted members; saving the delete clears the stored key.
-            object.relationValues[index] = .toOne(nil)
+            // skips deleted members; saving the delete clears the stored key. (A fault reads
+            // its row when fired, and that read skips the deleted partner the same way.)
+            if !object.lifecycle.isFault { object.relationValues[index] = .toOne(nil) }
             return
         }
         logPointer(to: target, through: inverse, holder: object)

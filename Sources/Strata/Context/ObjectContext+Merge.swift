@@ -6,9 +6,11 @@ extension ObjectContext {
     ///
     /// Only objects the context holds are touched: deleted ones are removed, updated ones take
     /// the new values (faults stay faults and read fresh values when touched), inserted ones
-    /// are not materialised. Unsaved local edits of a key are kept or dropped per
-    /// ``mergePolicy`` (kept under `.error`, `.mergeByPropertyObjectTrump` and `.overwrite`).
-    /// Observers of this context then receive the change set.
+    /// are not materialised. Unsaved local edits of a key are kept under every
+    /// ``mergePolicy``, as Core Data's merge keeps them (it refreshes with `mergeChanges: true`):
+    /// the policy decides at save, and since the merge brought the row's new version, saving
+    /// the kept edit later writes it without a conflict. Observers of this context then
+    /// receive the change set.
     ///
     /// A report of unsaved edits (``ChangeSet/isUnsaved``, from another context's
     /// ``processPendingChanges()``) is not merged: nothing is saved that it could describe.
@@ -33,19 +35,26 @@ extension ObjectContext {
         catchUpPermanentIDs()
         if !changes.permanentIDs.isEmpty { applyPermanentIDs(changes.permanentIDs) }
         forget(changes.deleted.compactMap { registry[$0] })
-        let keepsLocal = mergePolicy.keepsLocalEdits
         for (id, values) in changes.updated {
-            guard let object = registry[id], !object.lifecycle.isFault, !object.lifecycle.isDeleted else { continue }
+            guard let object = registry[id], !object.lifecycle.isDeleted else { continue }
             let entity = object.entity
+            if object.lifecycle.isFault {
+                // The fault reads its row when fired; the loaded to-manys of its old and new
+                // partners follow a merged to-one now (edited ones too: their committed
+                // membership with them, so a rollback restores what the store holds).
+                for (key, value) in values {
+                    guard case .relationship(let r)? = entity.propertyIndex[key], !entity.relationships[r].isToMany else { continue }
+                    let target: ObjectID? = if case .objectID(let id) = value { id } else { nil }
+                    adoptToOne(object, at: r, target: target, previous: nil)
+                }
+                continue
+            }
             for (key, value) in values {
                 switch entity.propertyIndex[key] {
                 case .attribute(let i)?:
                     let editedHere = object.changedProperties.contains(i)
                     if object.committedAttributes != nil { object.committedAttributes?[i] = value }
-                    if !editedHere || !keepsLocal {
-                        object.attributeValues[i] = value
-                        if editedHere { object.changedProperties.remove(i) }
-                    }
+                    if !editedHere { object.attributeValues[i] = value }
                 case .relationship(let r)?:
                     let bit = entity.attributes.count + r
                     let editedHere = object.changedProperties.contains(bit)
@@ -54,10 +63,9 @@ extension ObjectContext {
                     // A kept to-many edit keeps its committed membership: the save writes the
                     // pairs it added and removed against it (the incoming ones are stored already).
                     if object.committedRelations[r] != nil, !entity.relationships[r].isToMany { object.committedRelations[r] = incoming }
-                    if !editedHere || !keepsLocal {
+                    if !editedHere {
                         let previous = loadedToOneTargets(object)[r]
                         object.relationValues[r] = incoming
-                        if editedHere { object.changedProperties.remove(bit); object.committedRelations[r] = nil }
                         // A merged to-one brings the loaded inverses of its old and new partners along.
                         if case .toOneID(let target) = incoming { adoptToOne(object, at: r, target: target, previous: previous ?? nil) }
                     }
