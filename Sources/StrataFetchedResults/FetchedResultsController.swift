@@ -79,7 +79,8 @@ public final class FetchedResultsController<Object: ManagedObject> {
     public let context: ObjectContext
     /// The request; change it, then call ``performFetch()`` (or use ``refetch(with:)`` to get a difference reported).
     public var fetchRequest: FetchRequest<Object>
-    /// The key path the results are grouped by: that of the first sort key, or nil.
+    /// The key path the results are grouped by, or nil. When it is not the first sort key's
+    /// key path, the results are sorted by it first (see ``init(fetchRequest:context:sectionKeyPath:)``).
     public let sectionKeyPath: String?
     /// Receives change reports (held weakly).
     public weak var delegate: (any FetchedResultsControllerDelegate<Object>)?
@@ -105,20 +106,28 @@ public final class FetchedResultsController<Object: ManagedObject> {
         var values: [PropertyValue]?
     }
 
-    /// Creates a controller. The request needs at least one sort key; a section key path must
-    /// be the key path of the first sort key (so sections are contiguous in the order).
+    /// Creates a controller. The request needs at least one sort key. A section key path may
+    /// be any attribute or to-one key path: when it is not the first sort key's, the results
+    /// are sorted by it first (in the first sort key's direction), then by the request's sort
+    /// keys, so each section's rows are together. Core Data asks that such a key orders the
+    /// rows as the first sort key does (an initial letter of a sorted name, a rank's band);
+    /// then the order is the request's own.
+    ///
+    /// For example, sections by a folder's name over notes sorted by title:
+    /// ```swift
+    /// let request = FetchRequest<Note>(sortKeys: [SortKey("title")])
+    /// let controller = try FetchedResultsController(fetchRequest: request, context: main, sectionKeyPath: "folder.name")
+    /// ```
     ///
     /// - Throws: ``FetchedResultsError`` for a request without order, or Strata's errors for a
     ///   request that does not fit the model.
     public init(fetchRequest: FetchRequest<Object>, context: ObjectContext, sectionKeyPath: String? = nil) throws {
-        guard let first = fetchRequest.sortKeys.first else { throw FetchedResultsError.missingSortKey }
-        if let sectionKeyPath, sectionKeyPath != first.keyPath {
-            throw FetchedResultsError.sectionKeyNotFirstSortKey(sectionKeyPath: sectionKeyPath, firstSortKey: first.keyPath)
-        }
+        guard !fetchRequest.sortKeys.isEmpty else { throw FetchedResultsError.missingSortKey }
         self.context = context
         self.fetchRequest = fetchRequest
         self.sectionKeyPath = sectionKeyPath
-        self.index = ResultsIndex(evaluator: try fetchRequest.evaluator(in: context), isSectioned: sectionKeyPath != nil)
+        self.index = ResultsIndex(evaluator: try Self.indexedRequest(fetchRequest, sectionKeyPath: sectionKeyPath).evaluator(in: context),
+                                  isSectioned: sectionKeyPath != nil)
         let box = WeakController(self)
         observation = context.observeChanges { changes in box.controller?.handle(changes) }
     }
@@ -131,10 +140,7 @@ public final class FetchedResultsController<Object: ManagedObject> {
     /// try context.performAndWait { try controller.performFetch() }
     /// ```
     public func performFetch() throws {
-        guard let first = fetchRequest.sortKeys.first else { throw FetchedResultsError.missingSortKey }
-        if let sectionKeyPath, sectionKeyPath != first.keyPath {
-            throw FetchedResultsError.sectionKeyNotFirstSortKey(sectionKeyPath: sectionKeyPath, firstSortKey: first.keyPath)
-        }
+        guard !fetchRequest.sortKeys.isEmpty else { throw FetchedResultsError.missingSortKey }
         try loadResults()
         shownValues = [:]
         hasFetched = true
@@ -143,8 +149,9 @@ public final class FetchedResultsController<Object: ManagedObject> {
     /// Fetches the results into the index (shared by ``performFetch()`` and windowed batches);
     /// when it throws, the results are as they were.
     func loadResults() throws {
-        let evaluator = try fetchRequest.evaluator(in: context)
-        let objects = try context.fetch(fetchRequest)
+        let request = Self.indexedRequest(fetchRequest, sectionKeyPath: sectionKeyPath)
+        let evaluator = try request.evaluator(in: context)
+        let objects = try context.fetch(request)
         let statistics = index.statistics
         index = ResultsIndex(evaluator: evaluator, isSectioned: sectionKeyPath != nil)
         index.statistics = statistics
@@ -206,6 +213,7 @@ public final class FetchedResultsController<Object: ManagedObject> {
     /// ```
     @discardableResult
     public func refetch(with request: FetchRequest<Object>) throws -> FetchedResultsChanges {
+        guard !request.sortKeys.isEmpty else { throw FetchedResultsError.missingSortKey }
         let old = snapshot
         let oldFetched = hasFetched
         var objects = members.mapValues(\.object)
@@ -216,6 +224,17 @@ public final class FetchedResultsController<Object: ManagedObject> {
         for (id, member) in members { objects[id] = member.object }
         report(changes, objects: objects)
         return changes
+    }
+}
+
+extension FetchedResultsController {
+    /// The request the results are fetched and indexed with: `request`, with the section key
+    /// sorted first when it is not the first sort key already (each section's rows together).
+    static func indexedRequest(_ request: FetchRequest<Object>, sectionKeyPath: String?) -> FetchRequest<Object> {
+        guard let sectionKeyPath, let first = request.sortKeys.first, first.keyPath != sectionKeyPath else { return request }
+        var indexed = request
+        indexed.sortKeys.insert(SortKey(sectionKeyPath, ascending: first.ascending), at: 0)
+        return indexed
     }
 }
 

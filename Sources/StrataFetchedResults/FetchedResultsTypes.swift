@@ -136,20 +136,16 @@ public struct FetchedResultsChanges: Hashable, Sendable {
 public enum FetchedResultsError: Error, Sendable, CustomStringConvertible {
     /// The request has no sort key (a controller needs an order).
     case missingSortKey
-    /// A section key path was given that is not the key path of the first sort key.
-    case sectionKeyNotFirstSortKey(sectionKeyPath: String, firstSortKey: String)
 
     public var description: String {
         switch self {
         case .missingSortKey:
             "A fetched results controller needs a request with at least one sort key."
-        case .sectionKeyNotFirstSortKey(let section, let first):
-            "The section key path \(section) must be the key path of the first sort key (\(first))."
         }
     }
 }
 
-/// The name of the section a first-sort-key value belongs to: strings as they are, nil as
+/// The name of the section a section-key value belongs to: strings as they are, nil as
 /// the empty string, other values in their plain text form.
 ///
 /// For example:

@@ -25,7 +25,8 @@ public struct FetchedResultsStatistics: Hashable, Sendable {
     public var windowRefetches = 0
 }
 
-/// The ordered in-memory results: sections sorted by the first sort key (then name), each
+/// The ordered in-memory results: sections sorted by the first sort key — the section key,
+/// which the controller sorts first (see `FetchedResultsController.indexedRequest`) — then name, each
 /// holding entries sorted by all sort keys then ID. Every lookup is a binary search.
 final class ResultsIndex {
     struct Entry {
@@ -38,7 +39,7 @@ final class ResultsIndex {
 
     final class Section {
         let name: String
-        /// The first sort key's value of the section's objects (nil when unsectioned).
+        /// The first sort key's value of the section's objects, the section key (nil when unsectioned).
         let key: PropertyValue
         var entries: [Entry] = []
         init(name: String, key: PropertyValue) {

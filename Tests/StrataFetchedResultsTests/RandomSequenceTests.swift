@@ -21,11 +21,14 @@ struct RandomSequenceTests {
         enum Kind: String, Sendable { case privateRoot, mainQueue, child }
         var kind = Kind.privateRoot
         var sectioned = true
+        /// Sections by `group` over a request sorted by `rank` only (the controller sorts by the
+        /// section key first).
+        var sectionKeyNotFirst = false
         var batchSize = 0
         var limit = 0
         var offset = 0
         var description: String {
-            "\(kind)\(sectioned ? " sectioned" : "")\(batchSize > 0 ? " batch \(batchSize)" : "")\(limit > 0 ? " limit \(limit)" : "")\(offset > 0 ? " offset \(offset)" : "")"
+            "\(kind)\(sectioned ? " sectioned" : "")\(sectionKeyNotFirst ? " by a key not sorted first" : "")\(batchSize > 0 ? " batch \(batchSize)" : "")\(limit > 0 ? " limit \(limit)" : "")\(offset > 0 ? " offset \(offset)" : "")"
         }
     }
 
@@ -59,6 +62,10 @@ struct RandomSequenceTests {
         request.fetchBatchSize = variant.batchSize
         request.fetchLimit = variant.limit
         request.fetchOffset = variant.offset
+        // The controller's own request: without the section key when it is not sorted first (the
+        // controller puts it first; `request`, the fresh fetch it is compared with, has it first).
+        var controllerRequest = request
+        if variant.sectionKeyNotFirst { controllerRequest.sortKeys.removeFirst() }
         let recorder = Recorder()
         let audit = UpdateAudit()
         recorder.audit = audit
@@ -66,7 +73,7 @@ struct RandomSequenceTests {
         var model: ListModel?
         let controller = try main.performAndWait {
             main.mergePolicy = .mergeByPropertyObjectTrump
-            let controller = try FetchedResultsController(fetchRequest: request, context: main, sectionKeyPath: variant.sectioned ? "group" : nil)
+            let controller = try FetchedResultsController(fetchRequest: controllerRequest, context: main, sectionKeyPath: variant.sectioned ? "group" : nil)
             controller.delegate = recorder
             try controller.performFetch()
             model = ListModel(controller)
@@ -220,6 +227,7 @@ struct RandomSequenceTests {
         Variant(sectioned: false, batchSize: 4), Variant(batchSize: 4), Variant(kind: .child, sectioned: false, batchSize: 4),
         Variant(sectioned: false, limit: 6), Variant(limit: 6), Variant(kind: .mainQueue, sectioned: false, batchSize: 3, limit: 8),
         Variant(kind: .child, limit: 5, offset: 2), Variant(sectioned: false, offset: 3),
+        Variant(sectionKeyNotFirst: true), Variant(kind: .mainQueue, sectionKeyNotFirst: true, batchSize: 4),
     ])
     func contextKindsAndRequestOptions(variant: Variant) async throws {
         let count: UInt64 = Self.long ? 100 : 3
