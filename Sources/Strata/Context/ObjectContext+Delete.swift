@@ -37,6 +37,7 @@ extension ObjectContext {
     private func applyDelete(_ object: ManagedObject, prepared: Set<ObjectIdentifier>) {
         guard object.storageOwner === self, !object.lifecycle.isDeleted else { return }
         object.willAccess()
+        if undoHistory != nil { recordPresenceForUndo(object) }
         var cascade: [ManagedObject] = []
         for (index, relationship) in object.entity.relationships.enumerated() {
             guard relationship.deleteRule == .nullify || relationship.deleteRule == .cascade else { continue }

@@ -123,7 +123,7 @@ extension ObjectContext {
     }
 
     /// Marks unchanged, loaded to-many relationships pointing at the given entities as unloaded.
-    private func invalidateToMany(towards entities: Set<Int>) {
+    func invalidateToMany(towards entities: Set<Int>) {
         for object in registry.all where !object.lifecycle.isFault {
             for (index, relationship) in object.entity.relationships.enumerated()
             where relationship.isToMany && entities.contains(relationship.destinationIndex) && !object.changedProperties.contains(object.entity.attributes.count + index) {

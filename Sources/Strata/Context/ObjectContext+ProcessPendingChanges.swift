@@ -21,6 +21,7 @@ extension ObjectContext {
     /// ```
     public func processPendingChanges() {
         checkQueue()
+        undoHistory?.closeImplicitGroup()
         let tracker = pendingChangeTracker ?? PendingChangeTracker.start(for: self)
         var changes = tracker.process(self)
         guard !changes.isEmpty else { return }

@@ -16,6 +16,10 @@ extension ObjectContext {
     /// Applies a child's change batch as if its changes were made here (tracked, with inverses
     /// and delete rules), then tells observers and the other children.
     func absorb(_ batch: ChangeBatch, from child: ObjectContext) {
+        // A child's save is not an edit made here: the parent's undo history does not record it.
+        let undo = undoHistory, wasSuspended = undo?.isSuspended ?? false
+        undo?.isSuspended = true
+        defer { undo?.isSuspended = wasSuspended }
         for change in batch.inserted where registry[change.id] == nil {
             let entity = change.id.entity
             let creation = ObjectCreation(entity: entity, objectID: change.id, attributeValues: entity.defaultAttributeValues,
@@ -23,6 +27,7 @@ extension ObjectContext {
             let made = ObjectConstruction.make(entity, creation, collectsDefaults: false).0
             made.storageOwner = self
             made.lifecycle.isInserted = true
+            made.lifecycle.recordsUndo = undo != nil
             registry[change.id] = made
             pending.inserted.append(made)
             notePending(entity)

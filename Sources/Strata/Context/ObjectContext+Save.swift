@@ -141,6 +141,7 @@ extension ObjectContext {
     /// `gone` objects are forgotten, and every saved object hears `didSave()`.
     func finishSave(forgetting gone: [ManagedObject]) {
         let saved = pending.all
+        undoHistory?.removeAllActions()   // the history ends at a save (see ContextUndoManager)
         for object in pending.inserted { object.lifecycle.isInserted = false }
         for object in saved { object.clearChanges() }
         pending.removeAll()
@@ -159,6 +160,7 @@ extension ObjectContext {
     /// ```
     public func rollback() {
         checkQueue()
+        undoHistory?.removeAllActions()
         let touched = Array(pending.updated) + Array(pending.deleted) + Array(registry.all.filter { $0.lifecycle.hasChanges && !$0.lifecycle.isInserted })
         for object in pending.inserted {
             registry[object.objectID] = nil
@@ -189,6 +191,7 @@ extension ObjectContext {
     /// still name objects by them).
     public func reset() {
         checkQueue()
+        undoHistory?.removeAllActions()
         for object in registry.removeAll() { object.detachFromContext() }
         forgetLinks()
         // An import context reset after each save would otherwise keep one entry per object

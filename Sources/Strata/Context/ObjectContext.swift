@@ -93,6 +93,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     let incomingPermanentIDs = Mutex<[ObjectID: ObjectID]>([:])
     /// What ``processPendingChanges()`` last reported; `nil` until it is first called.
     var pendingChangeTracker: PendingChangeTracker?
+    /// The undo history (``undoManager``); `nil`, the default, records nothing.
+    @exclusivity(unchecked) var undoHistory: ContextUndoManager?
     /// Loaded to-ones pointing at each ID, as hints checked before use: lets a to-many or a
     /// one-to-one read later find the loaded inverse sides it must agree with (see
     /// `ObjectContext+Inverses.swift`). Filed in ``pointerLog`` first, folded in here on demand.
@@ -109,6 +111,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         spareConstruction = nil   // taken: a construction nested in an initialiser makes its own
         let (object, construction) = ObjectConstruction.make(entity, creation, reusing: spare)
         spareConstruction = construction
+        if undoHistory != nil { object.lifecycle.recordsUndo = true }
         return object
     }
 
@@ -327,6 +330,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         registry[id] = object
         pending.inserted.append(object)
         notePending(entity)
+        if undoHistory != nil { recordInsertForUndo(object) }
         object.awakeFromInsert()
         return object
     }

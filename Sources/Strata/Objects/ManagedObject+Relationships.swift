@@ -143,7 +143,8 @@ extension ManagedObject {
     }
 
     /// Tracks a relationship change: committed state is captured the first time.
-    private func relationWillChange(_ index: Int) {
+    final func relationWillChange(_ index: Int) {
+        if lifecycle.recordsUndo { storageOwner?.willChangeForUndo(self, property: entity.attributes.count + index) }
         willChange()
         if !lifecycle.isInserted, committedRelations[index] == nil { committedRelations[index] = relationValues[index] }
         changedProperties.insert(entity.attributes.count + index)

@@ -175,6 +175,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @usableFromInline final func setAttributeValue(_ value: PropertyValue, at index: Int) {
         willAccess()
         guard index < attributeValues.count, attributeValues[index] != value else { return }
+        if lifecycle.recordsUndo { storageOwner?.willChangeForUndo(self, property: index) }
         willChange()
         attributeValues[index] = value
         if !valueErrors.isEmpty { valueErrors[index] = nil }
@@ -251,6 +252,9 @@ struct ObjectState {
     var hasChanges = false
     /// Inside `prepareForDeletion()`: a delete of the object from its own hook is ignored.
     var isPreparingDeletion = false
+    /// Its context has an undo manager: each change tells the context first (one flag test
+    /// when undo is off).
+    var recordsUndo = false
 }
 
 /// A group of objects fetched together: when one fires its fault, all of them are read.

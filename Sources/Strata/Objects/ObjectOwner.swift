@@ -12,6 +12,10 @@ protocol ObjectOwner: AnyObject {
     func resolve(_ id: ObjectID) -> ManagedObject
     /// Called before the first change to a saved object, so it can be tracked as updated.
     func objectWillChange(_ object: ManagedObject)
+    /// Called before each change of property `property` (attributes first, then relationships)
+    /// of an object whose `lifecycle.recordsUndo` is set, so the owner's undo manager can keep
+    /// the value it had.
+    func willChangeForUndo(_ object: ManagedObject, property: Int)
     /// Records that `holder`'s to-one `relationship` now points at `id`, so that the owner can
     /// find the loaded to-ones pointing at `id`'s object later (to-many memberships are filed on
     /// the member itself, see `ManagedObject.noteHeld(_:through:)`).
