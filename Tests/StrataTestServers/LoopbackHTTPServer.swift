@@ -57,87 +57,28 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     /// The port it listens on.
-    public let port: Int
-    private let listener: Int32
-    private let handler: @Sendable (Request) -> Action
-    private let log = Mutex<[Request]>([])
-    private let closed = Mutex(false)
+    public var port: Int { core.port }
+    private let core: Core
 
     /// Starts listening on a free loopback port; `handler` decides each request's fate (it may
     /// be called from several threads at once).
     public init(handler: @escaping @Sendable (Request) -> Action) throws {
-        self.handler = handler
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        if fd < 0 { throw TestServerError("cannot open a socket (errno \(errno))") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = LoopbackPort.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        if bound != 0 || listen(fd, 64) != 0 {
-            close(fd)
-            throw TestServerError("cannot listen on loopback (errno \(errno))")
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        core = try Core(handler: handler)
     }
 
-    deinit { stop() }
+    /// Stops listening when the server is released.
+    deinit { core.stop() }
 
     /// The requests received so far, in order.
-    public var requests: [Request] { log.withLock { $0 } }
+    public var requests: [Request] { core.requests }
 
     /// The server's root URL, `http://127.0.0.1:<port>/`.
-    public var url: URL { URL(string: "http://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
+    public var url: URL { core.url }
 
     /// Stops accepting connections.
-    public func stop() {
-        let wasClosed = closed.withLock { value -> Bool in defer { value = true }; return value }
-        if !wasClosed {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
-    }
+    public func stop() { core.stop() }
 
-    private func acceptLoop() {
-        while !closed.withLock({ $0 }) {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
-    }
-
-    private func serve(_ client: Int32) {
-        defer { close(client) }
-        guard let request = Self.readRequest(client) else { return }
-        log.withLock { $0.append(request) }
-        switch handler(request) {
-        case .respondRaw(let data):
-            Self.writeAll(client, data)
-        case .drop:
-            return
-        case .forward(let port):
-            Self.forward(request, from: client, to: port, cutBody: false)
-        case .delayThenForward(let seconds, let port):
-            usleep(UInt32(max(0, seconds) * 1_000_000))
-            Self.forward(request, from: client, to: port, cutBody: false)
-        case .dropMidBody(let port):
-            Self.forward(request, from: client, to: port, cutBody: true)
-        }
-    }
-
-    private static func forward(_ request: Request, from client: Int32, to port: Int, cutBody: Bool) {
+    fileprivate static func forward(_ request: Request, from client: Int32, to port: Int, cutBody: Bool) {
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if upstream < 0 { return }
         defer { close(upstream) }
@@ -162,7 +103,7 @@ public final class LoopbackHTTPServer: Sendable {
         }
     }
 
-    private static func readRequest(_ fd: Int32) -> Request? {
+    fileprivate static func readRequest(_ fd: Int32) -> Request? {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let separator = Data("\r\n\r\n".utf8)
@@ -193,7 +134,7 @@ public final class LoopbackHTTPServer: Sendable {
         return Request(method: String(first[0]), target: String(first[1]), headers: headers, body: body, head: head)
     }
 
-    private static func writeAll(_ fd: Int32, _ data: Data) {
+    fileprivate static func writeAll(_ fd: Int32, _ data: Data) {
         data.withUnsafeBytes { raw in
             var offset = 0
             guard let base = raw.baseAddress else { return }
@@ -204,4 +145,88 @@ public final class LoopbackHTTPServer: Sendable {
             }
         }
     }
+}
+
+/// The listening socket and its threads (which hold this, not the server, so releasing the
+/// server closes the socket and ends them).
+private final class Core: Sendable {
+    /// The port it listens on.
+    let port: Int
+    private let listener: Int32
+    private let handler: @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Action
+    private let log = Mutex<[LoopbackHTTPServer.Request]>([])
+    private let closed = Mutex(false)
+
+    /// Starts listening on a free loopback port; `handler` decides each request's fate (it may
+    /// be called from several threads at once).
+    init(handler: @escaping @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Action) throws {
+        self.handler = handler
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if fd < 0 { throw TestServerError("cannot open a socket (errno \(errno))") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = LoopbackPort.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        if bound != 0 || listen(fd, 64) != 0 {
+            close(fd)
+            throw TestServerError("cannot listen on loopback (errno \(errno))")
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// The requests received so far, in order.
+    var requests: [LoopbackHTTPServer.Request] { log.withLock { $0 } }
+
+    /// The server's root URL, `http://127.0.0.1:<port>/`.
+    var url: URL { URL(string: "http://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
+
+    /// Stops accepting connections.
+    func stop() {
+        let wasClosed = closed.withLock { value -> Bool in defer { value = true }; return value }
+        if !wasClosed {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+        }
+    }
+
+    private func acceptLoop() {
+        while !closed.withLock({ $0 }) {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let thread = Thread { [self] in serve(client) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer { close(client) }
+        guard let request = LoopbackHTTPServer.readRequest(client) else { return }
+        log.withLock { $0.append(request) }
+        switch handler(request) {
+        case .respondRaw(let data):
+            LoopbackHTTPServer.writeAll(client, data)
+        case .drop:
+            return
+        case .forward(let port):
+            LoopbackHTTPServer.forward(request, from: client, to: port, cutBody: false)
+        case .delayThenForward(let seconds, let port):
+            usleep(UInt32(max(0, seconds) * 1_000_000))
+            LoopbackHTTPServer.forward(request, from: client, to: port, cutBody: false)
+        case .dropMidBody(let port):
+            LoopbackHTTPServer.forward(request, from: client, to: port, cutBody: true)
+        }
+    }
+
 }

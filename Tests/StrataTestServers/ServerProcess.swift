@@ -188,6 +188,7 @@ public final class ServerProcess: Sendable {
 final class ServerRegistry: Sendable {
     static let shared = ServerRegistry()
     private let servers = Mutex<[ObjectIdentifier: ServerProcess]>([:])
+    private let directories = Mutex<[URL]>([])
 
     private init() {
         atexit { ServerRegistry.shared.terminateAll() }
@@ -196,8 +197,12 @@ final class ServerRegistry: Sendable {
     func add(_ server: ServerProcess) { servers.withLock { $0[ObjectIdentifier(server)] = server } }
     func remove(_ server: ServerProcess) { _ = servers.withLock { $0.removeValue(forKey: ObjectIdentifier(server)) } }
 
+    /// Removes `directory` when the test process exits (a shared server's files).
+    func removeAtExit(_ directory: URL) { directories.withLock { $0.append(directory) } }
+
     func terminateAll() {
         let all = servers.withLock { Array($0.values) }
         for server in all { server.terminateNow() }
+        for directory in directories.withLock({ $0 }) { try? FileManager.default.removeItem(at: directory) }
     }
 }

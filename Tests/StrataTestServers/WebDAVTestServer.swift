@@ -49,6 +49,7 @@ public final class WebDAVTestServer: Sendable {
         try sharedServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start()
+            ServerRegistry.shared.removeAtExit(started.directory)
             server = started
             return started
         }
