@@ -6,6 +6,10 @@ extension WebDAVCloudFileSystem {
     /// common case, change files are named once — costs two requests; when something is
     /// there, a depth-0 `PROPFIND` makes sure it is a file (a folder is
     /// ``SyncError/Code/typeMismatch``, never replaced) before moving with `Overwrite: T`.
+    ///
+    /// ```swift
+    /// try await cloud.upload(Data("hello".utf8), to: try CloudPath("MainStore/events/greeting"))
+    /// ```
     public func upload(_ data: Data, to path: CloudPath) async throws {
         guard let parent = path.parent, let name = path.lastName else {
             throw SyncError(.unsafeName, "cannot write a file at the root folder itself", path: path.rawValue)

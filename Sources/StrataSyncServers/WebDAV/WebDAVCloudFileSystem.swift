@@ -86,6 +86,11 @@ public final class WebDAVCloudFileSystem: CloudFileSystem {
     /// Checks that the base folder exists and the credentials work.
     /// Throws ``SyncError/Code/authenticationFailed`` for refused credentials and
     /// ``SyncError/Code/notConnected`` for anything else.
+    ///
+    /// ```swift
+    /// do { try await cloud.connect() }
+    /// catch let error as SyncError where error.code == .authenticationFailed { askForThePasswordAgain() }
+    /// ```
     public func connect() async throws {
         let state: (exists: Bool, isDirectory: Bool)
         do {
