@@ -80,3 +80,34 @@ struct WebDAVNginxTests {
         #expect(try await cloud.contentsOfDirectory(at: .root).map(\.name.rawValue) == ["f"])
     }
 }
+
+/// Base URLs and uploads at the edges of the contract.
+@Suite("WebDAV edges against nginx")
+struct WebDAVEdgeTests {
+    @Test("a base URL whose folder name needs encoding (space, @, non-ASCII) lists and reads like any other")
+    func encodedBaseURL() async throws {
+        let server = try WebDAVTestServer.shared()
+        let name = "user@example.com Strata ü-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(at: server.davDirectory.appendingPathComponent(name), withIntermediateDirectories: true)
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
+        let base = try #require(URL(string: server.baseURL.absoluteString + encoded))  // no trailing slash on purpose
+        let cloud = WebDAVCloudFileSystem(baseURL: base, username: server.username, password: server.password)
+        try await cloud.connect()
+        try await cloud.createDirectory(at: try path("events"))
+        try await cloud.upload(Data("x".utf8), to: try path("events/f"))
+        #expect(try await cloud.contentsOfDirectory(at: .root).map(\.name.rawValue) == ["events"])
+        #expect(try await cloud.contentsOfDirectory(at: try path("events")).map(\.name.rawValue) == ["f"])
+        #expect(FileManager.default.fileExists(atPath: server.davDirectory.appendingPathComponent(name).appendingPathComponent("events/f").path))
+    }
+
+    @Test("an upload onto a folder is refused and leaves the folder and its files alone")
+    func uploadOntoAFolderKeepsIt() async throws {
+        let cloud = try makeWebDAVCloud()
+        try await cloud.createDirectory(at: try path("d"))
+        try await cloud.upload(Data("inside".utf8), to: try path("d/inside"))
+        #expect(await syncErrorCode { try await cloud.upload(Data("over".utf8), to: try path("d")) } == .typeMismatch)
+        #expect(try await cloud.fileExists(at: try path("d")) == (true, true))
+        #expect(try await cloud.download(from: try path("d/inside")) == Data("inside".utf8))
+        #expect(try await cloud.contentsOfDirectory(at: .root).map(\.name.rawValue) == ["d"])  // no temporary name left
+    }
+}
