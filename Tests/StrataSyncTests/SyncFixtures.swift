@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import StrataSync
+import StrataSyncServers
+import StrataTestServers
 
 /// A real temporary directory, removed when the value is released.
 final class TemporaryFolder: Sendable {
@@ -21,17 +23,23 @@ final class TemporaryFolder: Sendable {
 /// The backends every conformance test runs against.
 enum Backend: String, CaseIterable, CustomTestStringConvertible {
     case local, memory
+    /// nginx with WebDAV on loopback (one server per test process, a fresh folder per test).
+    case webdav
 
     var testDescription: String { rawValue }
 
     /// A fresh, empty cloud of this kind; the folder (for `.local`) lives as long as the result.
-    func make(limits: CloudLimits = .standard) -> (cloud: any CloudFileSystem, folder: TemporaryFolder?) {
+    /// Throws when a server backend's server cannot be started (the message says how to install it).
+    func make(limits: CloudLimits = .standard) throws -> (cloud: any CloudFileSystem, folder: TemporaryFolder?) {
         switch self {
         case .local:
             let folder = TemporaryFolder("cloud")
             return (LocalCloudFileSystem(rootDirectory: folder.url, limits: limits), folder)
         case .memory:
             return (MemoryCloudFileSystem(limits: limits), nil)
+        case .webdav:
+            let server = try WebDAVTestServer.shared()
+            return (WebDAVCloudFileSystem(baseURL: try server.makeFolder(), username: server.username, password: server.password, limits: limits), nil)
         }
     }
 }
