@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import StrataSync
+@testable import StrataSyncServers
+
+/// The key file at the root: a wrong password, a damaged, renamed or later key file — each a
+/// typed error at the first call, with nothing read or written.
+@Suite("Encrypted cloud file system: key files")
+struct EncryptionKeyFileTests {
+    typealias F = EncryptionFixtures
+
+    /// A folder sealed with "correct horse" holding one file, its bare store, and the key
+    /// file's path.
+    static func sealedFolder() async throws -> (LocalCloudFileSystem, F.Folder, CloudPath) {
+        let folder = F.Folder("keys")
+        let store = LocalCloudFileSystem(rootDirectory: folder.url)
+        let cloud = F.sealed(store)
+        try await cloud.createDirectory(at: try F.path("Notes"))
+        try await cloud.upload(Data("hello".utf8), to: try F.path("Notes/file"))
+        let keys = try await store.contentsOfDirectory(at: .root).filter { $0.name.rawValue.hasPrefix(EncryptedCloudFileSystem.keyFilePrefix) }
+        #expect(keys.count == 1)
+        let key = try #require(keys.first)
+        #expect(key.size == EncryptionKeyFile.size)
+        return (store, folder, try CloudPath.root.appending(key.name))
+    }
+
+    @Test func aWrongPasswordFailsAtConnectAndAtTheFirstReadAndWritesNothing() async throws {
+        let (store, folder, _) = try await Self.sealedFolder()
+        let before = try folder.allFiles()
+        let atConnect = await F.error { try await F.sealed(store, "Correct horse").connect() }
+        #expect(atConnect?.code == .wrongPassword)
+        #expect(atConnect?.message.contains("another password") == true)
+        // A fresh instance whose first call is a read, a listing or a write.
+        #expect(await F.code { _ = try await F.sealed(store, "wrong").download(from: try F.path("Notes/file")) } == .wrongPassword)
+        #expect(await F.code { _ = try await F.sealed(store, "wrong").contentsOfDirectory(at: try F.path("Notes")) } == .wrongPassword)
+        #expect(await F.code { try await F.sealed(store, "wrong").upload(Data("x".utf8), to: try F.path("Notes/other")) } == .wrongPassword)
+        // The same instance keeps refusing (without deriving again) and never writes.
+        let wrong = F.sealed(store, "wrong")
+        for _ in 0..<3 { #expect(await F.code { try await wrong.connect() } == .wrongPassword) }
+        #expect(await F.code { try await wrong.removeItem(at: try F.path("Notes/file")) } == .wrongPassword)
+        #expect(try folder.allFiles() == before)
+        #expect(try await F.sealed(store).download(from: try F.path("Notes/file")) == Data("hello".utf8))
+    }
+
+    @Test func aKeyFileOfALaterOrUnknownVersionIsATypedError() async throws {
+        let (store, folder, keyPath) = try await Self.sealedFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let good = try await store.download(from: keyPath)
+        var later = good
+        later[4] = 2
+        try await store.upload(later, to: keyPath)
+        let future = await F.error { try await F.sealed(store).connect() }
+        #expect(future?.code == .fromTheFuture)
+        #expect(future?.message.contains("update the app") == true)
+        // A later key file may be any length.
+        try await store.upload(Data("SKEY".utf8) + [7, 1, 2, 3], to: keyPath)
+        #expect(await F.code { try await F.sealed(store).connect() } == .fromTheFuture)
+        later[4] = 0
+        try await store.upload(later, to: keyPath)
+        #expect(await F.code { _ = try await F.sealed(store).download(from: try F.path("Notes/file")) } == .unknownFormatVersion)
+        try await store.upload(good, to: keyPath)
+        #expect(try await F.sealed(store).download(from: try F.path("Notes/file")) == Data("hello".utf8))
+    }
+
+    @Test func aDamagedOrRenamedKeyFileIsCorruptNotAWrongPassword() async throws {
+        let (store, folder, keyPath) = try await Self.sealedFolder()
+        defer { withExtendedLifetime(folder) {} }
+        let good = try await store.download(from: keyPath)
+        for index in [5, 6, 9, 20, 60, good.count - 1] {
+            var damaged = good
+            damaged[index] ^= 0x01
+            try await store.upload(damaged, to: keyPath)
+            let code = await F.code { try await F.sealed(store).connect() }
+            #expect(code == .corruptFile, "byte \(index) flipped: \(String(describing: code))")
+        }
+        for length in [0, 4, 5, good.count - 1] {
+            try await store.upload(good.prefix(length), to: keyPath)
+            #expect(await F.code { try await F.sealed(store).connect() } == .corruptFile, "cut to \(length)")
+        }
+        try await store.upload(good + [0], to: keyPath)
+        #expect(await F.code { try await F.sealed(store).connect() } == .corruptFile)
+        // Under another key's name.
+        try await store.upload(good, to: keyPath)
+        let renamed = try CloudPath.root.appending(EncryptionKeyFile.name(for: EncryptionKeyID(rawValue: 42)))
+        try await store.upload(good, to: renamed)
+        let error = await F.error { try await F.sealed(store).connect() }
+        #expect(error?.code == .corruptFile)
+        #expect(error?.path == renamed.rawValue)
+        try await store.removeItem(at: renamed)
+        #expect(try await F.sealed(store).download(from: try F.path("Notes/file")) == Data("hello".utf8))
+    }
+
+    @Test func scryptParametersOutOfRangeAreRefused() {
+        #expect(KeyDerivationCost.problem(log2Rounds: 17, blockSize: 8, parallelism: 1) == nil)
+        #expect(KeyDerivationCost.problem(log2Rounds: 0, blockSize: 8, parallelism: 1) != nil)
+        #expect(KeyDerivationCost.problem(log2Rounds: 24, blockSize: 8, parallelism: 1) != nil)   // 2 GiB
+        #expect(KeyDerivationCost.problem(log2Rounds: 10, blockSize: 33, parallelism: 1) != nil)
+        #expect(KeyDerivationCost.problem(log2Rounds: 10, blockSize: 8, parallelism: 17) != nil)
+    }
+
+    @Test func aKeyFileOfAnotherPasswordAmongTheKeysLocksEveryoneOut() async throws {
+        let (store, folder, _) = try await Self.sealedFolder()
+        defer { withExtendedLifetime(folder) {} }
+        // A peer with another password whose listing showed no key file wrote its own.
+        let (file, _) = try EncryptionKeyFile.create(id: EncryptionKeyID(rawValue: 7), cost: .minimal, password: EncryptionPassword("typo"))
+        let rogue = try CloudPath.root.appending(EncryptionKeyFile.name(for: file.id))
+        try await store.upload(file.encoded, to: rogue)
+        let connected = F.sealed(store)
+        #expect(await F.code { try await connected.connect() } == .wrongPassword)
+        #expect(await F.code { _ = try await connected.download(from: try F.path("Notes/file")) } == .wrongPassword)
+        try await store.removeItem(at: rogue)
+        try await connected.connect()
+        #expect(try await connected.download(from: try F.path("Notes/file")) == Data("hello".utf8))
+    }
+}
