@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataSync
+import StrataSyncServers
 
 /// A real temporary directory, removed when the value is released.
 final class TemporaryFolder: Sendable {
@@ -21,6 +22,9 @@ final class TemporaryFolder: Sendable {
 /// The backends every conformance test runs against.
 enum Backend: String, CaseIterable, CustomTestStringConvertible {
     case local, memory
+    /// An `EncryptedCloudFileSystem` over a folder, at the test key derivation cost; `limits`
+    /// are its own (plaintext) limits.
+    case encrypted
 
     var testDescription: String { rawValue }
 
@@ -32,6 +36,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
             return (LocalCloudFileSystem(rootDirectory: folder.url, limits: limits), folder)
         case .memory:
             return (MemoryCloudFileSystem(limits: limits), nil)
+        case .encrypted:
+            let folder = TemporaryFolder("sealed")
+            let inner = CloudLimits(maxFileSize: limits.maxFileSize + EncryptedCloudFileSystem.overhead, maxListingCount: limits.maxListingCount)
+            let local = LocalCloudFileSystem(rootDirectory: folder.url, limits: inner)
+            return (EncryptedCloudFileSystem(wrapping: local, password: "correct horse", cost: .minimal), folder)
         }
     }
 }
