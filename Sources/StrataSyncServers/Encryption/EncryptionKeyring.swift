@@ -16,6 +16,8 @@ import StrataSync
 /// each has connected once more, then all seal with one. Every listed key file must open with
 /// the password; one that does not (a peer with another password on a store whose listing
 /// lagged) makes every call fail with ``SyncError/Code/wrongPassword`` until it is removed.
+/// A damaged key file is passed over as long as another one opens (``SyncError/Code/corruptFile``
+/// when none does).
 actor EncryptionKeyring: CustomReflectable {
     /// A key and its identifier.
     struct SealingKey: Sendable {
@@ -96,16 +98,30 @@ actor EncryptionKeyring: CustomReflectable {
         guard listed.count <= Self.maxKeyFiles else {
             throw SyncError(.corruptFile, "the cloud holds \(listed.count) encryption key files, more than \(Self.maxKeyFiles)")
         }
+        // A damaged key file is passed over while another opens: a creation cut short (its
+        // writer failed and never sealed with it) must not lock every peer out. A key file
+        // that does not open with the password, or of a later version, stops everything.
         var present: [EncryptionKeyID] = []
+        var damaged: SyncError?
         for id in listed.sorted() {
             if opened[id] != nil {
                 present.append(id)
-            } else if try await open(id) {
-                present.append(id)
+                continue
+            }
+            let outcome: Result<Bool, any Error>
+            do { outcome = .success(try await open(id)) } catch { outcome = .failure(error) }
+            switch outcome {
+            case .success(let found):
+                if found { present.append(id) }
+            case .failure(let error):
+                guard let error = error as? SyncError, error.code == .corruptFile else { throw error }
+                damaged = damaged ?? error
             }
         }
-        writeKeyID = present.first
-        if writeKeyID == nil { throw SyncError(.notConnected, "the encryption key files vanished while they were read: connect again") }
+        guard let first = present.first else {
+            throw damaged ?? SyncError(.notConnected, "the encryption key files vanished while they were read: connect again")
+        }
+        writeKeyID = first
     }
 
     /// The identifiers of the key files at the root.
@@ -145,8 +161,11 @@ actor EncryptionKeyring: CustomReflectable {
         let id = EncryptionKeyID.random()
         let path = try CloudPath.root.appending(EncryptionKeyFile.name(for: id))
         let (file, key) = try EncryptionKeyFile.create(id: id, cost: cost, password: password)
-        try await cloud.upload(file.encoded, to: path)
-        // A key file cut short would lock every peer out: check it, and take it back if bad.
+        // A key file cut short would stand in every peer's way: on any doubt, take it back.
+        do { try await cloud.upload(file.encoded, to: path) } catch {
+            try? await cloud.removeItem(at: path)
+            throw error
+        }
         let stored: Data
         do { stored = try await cloud.download(from: path) } catch {
             try? await cloud.removeItem(at: path)

@@ -79,15 +79,44 @@ struct EncryptionKeyFileTests {
         }
         try await store.upload(good + [0], to: keyPath)
         #expect(await F.code { try await F.sealed(store).connect() } == .corruptFile)
-        // Under another key's name.
-        try await store.upload(good, to: keyPath)
+        // Under another key's name, alone.
+        try await store.removeItem(at: keyPath)
         let renamed = try CloudPath.root.appending(EncryptionKeyFile.name(for: EncryptionKeyID(rawValue: 42)))
         try await store.upload(good, to: renamed)
         let error = await F.error { try await F.sealed(store).connect() }
         #expect(error?.code == .corruptFile)
         #expect(error?.path == renamed.rawValue)
-        try await store.removeItem(at: renamed)
-        #expect(try await F.sealed(store).download(from: try F.path("Notes/file")) == Data("hello".utf8))
+        #expect(error?.message.contains("name does not match") == true)
+        // Beside the good key file, a damaged one is passed over (a creation cut short).
+        try await store.upload(good, to: keyPath)
+        let cloud = F.sealed(store)
+        try await cloud.connect()
+        #expect(try await cloud.download(from: try F.path("Notes/file")) == Data("hello".utf8))
+        #expect(await cloud.keyring.currentWriteKeyID == EncryptionKeyFile.id(inName: keyPath.rawValue))
+        try await store.upload(good.prefix(30), to: renamed)
+        try await F.sealed(store).connect()
+    }
+
+    @Test func aKeyFileCutShortAtCreationIsTakenBack() async throws {
+        // The store keeps a prefix of every upload and reports the failure.
+        var cut = FaultPlan(seed: 5)
+        cut.partialUploadProbability = 1
+        let memory = MemoryCloudFileSystem(faults: cut)
+        let first = F.sealed(memory)
+        #expect(await F.code { try await first.connect() } == .backendFailure)
+        #expect(try await memory.contentsOfDirectory(at: .root).isEmpty, "the cut key file was removed")
+        // Cut and reported as success: the read-back finds it and removes it.
+        cut.partialUploadsReportSuccess = true
+        await memory.setFaults(cut)
+        let second = F.sealed(memory)
+        let error = await F.error { try await second.connect() }
+        #expect(error?.code == .backendFailure && error?.message.contains("read back") == true, "\(String(describing: error))")
+        #expect(try await memory.contentsOfDirectory(at: .root).isEmpty)
+        await memory.setFaults(.none)
+        try await second.connect()
+        try await second.createDirectory(at: try F.path("Notes"))
+        try await second.upload(Data("x".utf8), to: try F.path("Notes/x"))
+        #expect(try await F.sealed(memory).download(from: try F.path("Notes/x")) == Data("x".utf8))
     }
 
     @Test func scryptParametersOutOfRangeAreRefused() {
