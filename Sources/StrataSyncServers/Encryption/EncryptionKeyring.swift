@@ -9,8 +9,8 @@ import StrataSync
 /// **Why more than one key file may exist.** A dumb store cannot create a file only if it is
 /// absent, so two fresh peers connecting to an empty cloud at once may each write a key file.
 /// Key files are never overwritten (each has its own random name), every sealed file names
-/// its key, and a peer that meets a file naming a key it does not know lists the key files
-/// again: so no file ever becomes unreadable. For writing, every peer adopts the key file
+/// its key, and a peer that meets a file naming a key it has not opened reads that key file
+/// by its name: so no file ever becomes unreadable. For writing, every peer adopts the key file
 /// whose identifier is smallest among those listed, re-checked at every ``refresh()``
 /// (every `connect()`, that is every sync): after a race, peers may seal with two keys until
 /// each has connected once more, then all seal with one. Every listed key file must open with
@@ -39,6 +39,8 @@ actor EncryptionKeyring: CustomReflectable {
     private var writeKeyID: EncryptionKeyID?
     /// The refresh under way, which concurrent callers share.
     private var loading: Task<Void, any Error>?
+    /// Key files being opened for ``openingKey(for:path:)``, by identifier.
+    private var openings: [EncryptionKeyID: Task<Bool, any Error>] = [:]
 
     init(cloud: any CloudFileSystem, password: EncryptionPassword, cost: KeyDerivationCost) {
         self.cloud = cloud
@@ -55,10 +57,21 @@ actor EncryptionKeyring: CustomReflectable {
         return SealingKey(id: id, key: key)
     }
 
-    /// The key a sealed file names; lists the key files again when it is not known yet.
+    /// The key a sealed file names. One not opened yet (another peer's, written since the
+    /// last refresh) is read from its key file by name: a read by path finds a file that a
+    /// lagging listing does not show yet. Concurrent callers share one derivation.
     func openingKey(for id: EncryptionKeyID, path: CloudPath) async throws -> SymmetricKey {
-        if writeKeyID != nil, let key = opened[id] { return key }
-        try await refresh()
+        if writeKeyID == nil { try await refresh() }
+        if let key = opened[id] { return key }
+        if let running = openings[id] {
+            _ = try await running.value
+        } else {
+            let task = Task { try await self.open(id) }
+            openings[id] = task
+            let result = await task.result
+            openings[id] = nil
+            _ = try result.get()
+        }
         if let key = opened[id] { return key }
         throw SyncError(.corruptFile, "the file is sealed with a key this cloud does not hold (\(id))", path: path.rawValue)
     }

@@ -124,6 +124,32 @@ struct EncryptionKeyRaceTests {
         }
     }
 
+    @Test func peersOnAStoreWhoseListingsLagReadEachOtherAtOnceAndSettleLater() async throws {
+        var lagging = FaultPlan(seed: 1)
+        lagging.listingLag = 40
+        let memory = MemoryCloudFileSystem(faults: lagging)
+        let a = F.sealed(memory), b = F.sealed(memory)
+        try await a.connect()   // writes kA; its own listing does not show it yet
+        try await b.connect()   // lists no key file: writes kB
+        let stored = await memory.allFiles.keys.map(\.rawValue).filter { $0.hasPrefix(EncryptedCloudFileSystem.keyFilePrefix) }.sorted()
+        #expect(stored.count == 2, "\(stored)")
+        let keyA = try #require(await a.keyring.currentWriteKeyID), keyB = try #require(await b.keyring.currentWriteKeyID)
+        #expect(keyA != keyB)
+        try await a.createDirectory(at: try F.path("Notes"))
+        try await a.upload(Data("from a".utf8), to: try F.path("Notes/a"))
+        try await b.upload(Data("from b".utf8), to: try F.path("Notes/b"))
+        // Each reads the other's file by the key file's name, though no listing shows it.
+        #expect(try await a.download(from: try F.path("Notes/b")) == Data("from b".utf8))
+        #expect(try await b.download(from: try F.path("Notes/a")) == Data("from a".utf8))
+        // Once the listings catch up, the next connect of each adopts the smaller key.
+        for _ in 0..<40 { _ = try await memory.fileExists(at: .root) }
+        try await a.connect()
+        try await b.connect()
+        let smallest = min(keyA, keyB)
+        #expect(await a.keyring.currentWriteKeyID == smallest)
+        #expect(await b.keyring.currentWriteKeyID == smallest)
+    }
+
     @Test func oneInstanceCalledConcurrentlyWritesOneKeyFile() async throws {
         let folder = F.Folder("race-self")
         let store = LocalCloudFileSystem(rootDirectory: folder.url)
