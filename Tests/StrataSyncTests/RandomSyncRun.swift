@@ -3,6 +3,7 @@ import Strata
 import StrataRandom
 import Testing
 @testable import StrataSync
+import StrataSyncServers
 
 /// One seeded random run: devices edit, sync in random order, detach and attach again, are
 /// relaunched between steps, then a quiescent round; every store must then equal every other
@@ -32,7 +33,7 @@ final class RandomSyncRun {
         self.seed = seed
         self.settings = settings
         random = SplitMix64(seed: seed)
-        label = "seed \(seed) (\(settings.peers) peers, \(settings.steps) steps\(settings.faults == nil ? "" : ", faults")\(settings.useFolder ? ", folder" : ""))"
+        label = "seed \(seed) (\(settings.peers) peers, \(settings.steps) steps\(settings.faults == nil ? "" : ", faults")\(settings.useFolder ? ", folder" : "")\(settings.encrypted ? ", encrypted" : ""))"
     }
 
     /// Attaches `device` (tolerating cloud faults); an attach exports the whole store, so
@@ -82,7 +83,8 @@ final class RandomSyncRun {
         let model = try SyncTestModel.make()
         let folder = settings.useFolder ? TemporaryFolder("random-cloud") : nil
         let memory = MemoryCloudFileSystem(faults: settings.faults ?? .none)
-        let cloud = RecordingCloud(folder.map { LocalCloudFileSystem(rootDirectory: $0.url) } ?? memory)
+        let store: any CloudFileSystem = folder.map { LocalCloudFileSystem(rootDirectory: $0.url) } ?? memory
+        let cloud = RecordingCloud(settings.encrypted ? EncryptedCloudFileSystem(wrapping: store, password: "random run", cost: .minimal) : store)
         var options = EnsembleOptions()
         options.baselineEventThreshold = settings.baselineEventThreshold
         options.mergePieceSize = settings.mergePieceSize
