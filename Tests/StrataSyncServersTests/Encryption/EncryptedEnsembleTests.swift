@@ -181,4 +181,49 @@ struct EncryptedEnsembleTests {
         try await a.ensemble.sync()
         #expect(try await a.ensemble.canonicalDump() == b.ensemble.canonicalDump())
     }
+
+    /// A plain store's damaged identity file reads as other bytes; an encrypted store's can't
+    /// be read at all. An attach writes it anew; attached peers detach and attach again.
+    @Test func anUnreadableIdentityFileIsWrittenAnewAndAttachedPeersAttachAgain() async throws {
+        let memory = MemoryCloudFileSystem()
+        let model = try F.model()
+        let a = try await F.Device("a", cloud: F.sealed(memory), model: model)
+        let b = try await F.Device("b", cloud: F.sealed(memory), model: model)
+        try await a.addAuthor("ursula", name: "Ursula", book: "The Dispossessed")
+        try await F.sealed(memory).connect()   // the key file, whole
+
+        // The store cuts a's identity file short and says it succeeded: a's read-back fails.
+        var cut = FaultPlan(seed: 9)
+        cut.partialUploadProbability = 1
+        cut.partialUploadsReportSuccess = true
+        await memory.setFaults(cut)
+        #expect(await F.code { try await a.ensemble.attach() } == .corruptFile)
+        await memory.setFaults(.none)
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await a.ensemble.sync()
+        try await b.ensemble.sync()
+        #expect(try await b.contents().contains("Author ursula Ursula"))
+
+        // The identity is damaged later: each attached peer's sync detaches it; attaching
+        // again writes a new identity, and the peers converge.
+        let identity = try CloudPath("Notes/identity")
+        try await memory.upload(Data("garbage".utf8), to: identity)
+        #expect(await F.code { try await a.ensemble.sync() } == .forcedDetach)
+        try await a.ensemble.attach()
+        #expect(await F.code { try await b.ensemble.sync() } == .forcedDetach)
+        try await b.ensemble.attach()
+        try await b.addAuthor("octavia", name: "Octavia", book: "Kindred")
+        for _ in 0..<2 {
+            try await a.ensemble.sync()
+            try await b.ensemble.sync()
+        }
+        #expect(try await a.contents() == b.contents())
+        // Authors have global identifiers and stay one each; books have none, so the
+        // re-attaches' fresh exports bring copies (the ensemble's rule, not encryption's).
+        let final = try await a.contents()
+        #expect(final.filter { $0.hasPrefix("Author") } == ["Author octavia Octavia", "Author ursula Ursula"], "\(final)")
+        #expect(final.contains("Book Kindred by octavia") && final.contains("Book The Dispossessed by ursula"))
+        #expect(try await a.ensemble.canonicalDump() == b.ensemble.canonicalDump())
+    }
 }
