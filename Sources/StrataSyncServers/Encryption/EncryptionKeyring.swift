@@ -16,8 +16,8 @@ import StrataSync
 /// each has connected once more, then all seal with one. Every listed key file must open with
 /// the password; one that does not (a peer with another password on a store whose listing
 /// lagged) makes every call fail with ``SyncError/Code/wrongPassword`` until it is removed.
-/// A damaged key file is passed over as long as another one opens (``SyncError/Code/corruptFile``
-/// when none does).
+/// A damaged key file is passed over; when no key file opens and some are damaged, a new one
+/// is written.
 actor EncryptionKeyring: CustomReflectable {
     /// A key and its identifier.
     struct SealingKey: Sendable {
@@ -111,9 +111,9 @@ actor EncryptionKeyring: CustomReflectable {
         guard listed.count <= Self.maxKeyFiles else {
             throw SyncError(.corruptFile, "the cloud holds \(listed.count) encryption key files, more than \(Self.maxKeyFiles)")
         }
-        // A damaged key file is passed over while another opens: a creation cut short (its
-        // writer failed and never sealed with it) must not lock every peer out. A key file
-        // that does not open with the password, or of a later version, stops everything.
+        // A damaged key file is passed over: a creation cut short (its writer failed and never
+        // sealed with it) must not lock every peer out. A key file that does not open with
+        // the password, or of a later version, stops everything.
         var present: [EncryptionKeyID] = []
         var damaged: SyncError?
         for id in listed.sorted() {
@@ -131,8 +131,13 @@ actor EncryptionKeyring: CustomReflectable {
                 damaged = damaged ?? error
             }
         }
+        if present.isEmpty && damaged != nil {
+            // Every key file is damaged (a creation cut short whose removal failed too): no
+            // peer can open one, so none seals with it. Start a new one.
+            present.append(try await create())
+        }
         guard let first = present.first else {
-            throw damaged ?? SyncError(.notConnected, "the encryption key files vanished while they were read: connect again")
+            throw SyncError(.notConnected, "the encryption key files vanished while they were read: connect again")
         }
         writeKeyID = first
     }

@@ -62,39 +62,49 @@ struct EncryptionKeyFileTests {
         #expect(try await F.sealed(store).download(from: try F.path("Notes/file")) == Data("hello".utf8))
     }
 
-    @Test func aDamagedOrRenamedKeyFileIsCorruptNotAWrongPassword() async throws {
+    @Test func aDamagedOrRenamedKeyFileIsCorruptNotAWrongPasswordAndLocksNoOneOut() async throws {
         let (store, folder, keyPath) = try await Self.sealedFolder()
         defer { withExtendedLifetime(folder) {} }
         let good = try await store.download(from: keyPath)
-        for index in [5, 6, 9, 20, 60, good.count - 1] {
+        let file = try F.path("Notes/file")
+        var damages: [(String, Data)] = [5, 6, 9, 20, 60, good.count - 1].map { index in
             var damaged = good
             damaged[index] ^= 0x01
+            return ("byte \(index) flipped", damaged)
+        }
+        damages += [0, 4, 5, good.count - 1].map { ("cut to \($0)", good.prefix($0)) }
+        damages.append(("a byte appended", good + [0]))
+        for (label, damaged) in damages {
             try await store.upload(damaged, to: keyPath)
-            let code = await F.code { try await F.sealed(store).connect() }
-            #expect(code == .corruptFile, "byte \(index) flipped: \(String(describing: code))")
+            // The file sealed with that key can't be read: corrupt, not a wrong password.
+            let cloud = F.sealed(store)
+            let error = await F.error { _ = try await cloud.download(from: file) }
+            #expect(error?.code == .corruptFile, "\(label): \(String(describing: error))")
+            #expect(error?.path == keyPath.rawValue, "\(label)")
+            // The damaged key file is passed over: new files go under a new key.
+            try await cloud.upload(Data("new".utf8), to: try F.path("Notes/new"))
+            #expect(try await F.sealed(store).download(from: try F.path("Notes/new")) == Data("new".utf8), "\(label)")
+            #expect(await cloud.keyring.currentWriteKeyID != EncryptionKeyFile.id(inName: keyPath.rawValue))
         }
-        for length in [0, 4, 5, good.count - 1] {
-            try await store.upload(good.prefix(length), to: keyPath)
-            #expect(await F.code { try await F.sealed(store).connect() } == .corruptFile, "cut to \(length)")
-        }
-        try await store.upload(good + [0], to: keyPath)
-        #expect(await F.code { try await F.sealed(store).connect() } == .corruptFile)
-        // Under another key's name, alone.
-        try await store.removeItem(at: keyPath)
+        // Exactly one new key file was written (by the first damage); the others found it.
+        let keyFiles = try await store.contentsOfDirectory(at: .root).filter { $0.name.rawValue.hasPrefix(EncryptedCloudFileSystem.keyFilePrefix) }
+        #expect(keyFiles.count == 2)
+        try await store.upload(good, to: keyPath)
+        #expect(try await F.sealed(store).download(from: file) == Data("hello".utf8))
+
+        // A key file under another key's name is refused as such.
         let renamed = try CloudPath.root.appending(EncryptionKeyFile.name(for: EncryptionKeyID(rawValue: 42)))
         try await store.upload(good, to: renamed)
-        let error = await F.error { try await F.sealed(store).connect() }
-        #expect(error?.code == .corruptFile)
-        #expect(error?.path == renamed.rawValue)
-        #expect(error?.message.contains("name does not match") == true)
-        // Beside the good key file, a damaged one is passed over (a creation cut short).
-        try await store.upload(good, to: keyPath)
         let cloud = F.sealed(store)
         try await cloud.connect()
-        #expect(try await cloud.download(from: try F.path("Notes/file")) == Data("hello".utf8))
-        #expect(await cloud.keyring.currentWriteKeyID == EncryptionKeyFile.id(inName: keyPath.rawValue))
-        try await store.upload(good.prefix(30), to: renamed)
-        try await F.sealed(store).connect()
+        #expect(try await cloud.download(from: file) == Data("hello".utf8))
+        #expect(await cloud.keyring.currentWriteKeyID != EncryptionKeyID(rawValue: 42))
+        var sealed = try await store.download(from: file)
+        sealed.replaceSubrange(5..<13, with: EncryptionKeyID(rawValue: 42).bytes)
+        try await store.upload(sealed, to: file)
+        let error = await F.error { _ = try await cloud.download(from: file) }
+        #expect(error?.code == .corruptFile && error?.path == renamed.rawValue, "\(String(describing: error))")
+        #expect(error?.message.contains("name does not match") == true)
     }
 
     @Test func aKeyFileCutShortAtCreationIsTakenBack() async throws {
