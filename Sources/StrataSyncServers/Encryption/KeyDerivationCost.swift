@@ -5,9 +5,9 @@
 /// key file by the peer that creates it, and every other peer reads it from there: changing
 /// this value affects only a cloud that has no key file yet.
 ///
-/// ``standard`` is N = 2¹⁷, r = 8, p = 1: 128 MiB of memory and a few tenths of a second on a
-/// current CPU, the minimum OWASP's password storage guidance gives for scrypt. Use
-/// ``minimal`` in tests only: it makes guessing passwords cheap.
+/// ``standard`` is N = 2¹⁷, r = 8, p = 1: 128 MiB of memory and up to about a second, the
+/// minimum OWASP's password storage guidance gives for scrypt: each password guess against a
+/// stolen cloud costs as much. Use ``minimal`` in tests only: it makes guessing cheap.
 ///
 /// For example:
 /// ```swift
@@ -22,7 +22,7 @@ public struct KeyDerivationCost: Sendable, Hashable, CustomStringConvertible {
     /// scrypt's p (independent lanes run one after another).
     public let parallelism: Int
 
-    /// N = 2¹⁷, r = 8, p = 1 (128 MiB, a few tenths of a second).
+    /// N = 2¹⁷, r = 8, p = 1 (128 MiB, up to about a second).
     public static let standard = KeyDerivationCost(log2Rounds: 17, blockSize: 8, parallelism: 1)
     /// N = 2¹⁰, r = 8, p = 1 (1 MiB, about a millisecond): for tests only.
     public static let minimal = KeyDerivationCost(log2Rounds: 10, blockSize: 8, parallelism: 1)
