@@ -3,6 +3,7 @@ import Strata
 import StrataRandom
 import Testing
 @testable import StrataSync
+import StrataSyncServers
 
 /// One seeded random run: devices edit, sync in random order, detach and attach again, are
 /// relaunched between steps, then a quiescent round; every store must then equal every other
@@ -32,7 +33,7 @@ final class RandomSyncRun {
         self.seed = seed
         self.settings = settings
         random = SplitMix64(seed: seed)
-        label = "seed \(seed) (\(settings.peers) peers, \(settings.steps) steps\(settings.faults == nil ? "" : ", faults")\(settings.useFolder ? ", folder" : "")\(settings.backend.map { ", \($0.rawValue)" } ?? ""))"
+        label = "seed \(seed) (\(settings.peers) peers, \(settings.steps) steps\(settings.faults == nil ? "" : ", faults")\(settings.useFolder ? ", folder" : "")\(settings.backend.map { ", \($0.rawValue)" } ?? "")\(settings.encrypted ? ", encrypted" : ""))"
     }
 
     /// Attaches `device` (tolerating cloud faults); an attach exports the whole store, so
@@ -83,7 +84,8 @@ final class RandomSyncRun {
         let folder = settings.useFolder ? TemporaryFolder("random-cloud") : nil
         let memory = MemoryCloudFileSystem(faults: settings.faults ?? .none)
         let server = try settings.backend?.make().cloud
-        let cloud = RecordingCloud(server ?? folder.map { LocalCloudFileSystem(rootDirectory: $0.url) } ?? memory)
+        let store: any CloudFileSystem = server ?? folder.map { LocalCloudFileSystem(rootDirectory: $0.url) } ?? memory
+        let cloud = RecordingCloud(settings.encrypted ? EncryptedCloudFileSystem(wrapping: store, password: "random run", cost: .minimal) : store)
         var options = EnsembleOptions()
         options.baselineEventThreshold = settings.baselineEventThreshold
         options.mergePieceSize = settings.mergePieceSize

@@ -25,6 +25,9 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
     case local, memory
     /// nginx with WebDAV on loopback (one server per test process, a fresh folder per test).
     case webdav
+    /// An `EncryptedCloudFileSystem` over a folder, at the test key derivation cost; `limits`
+    /// are its own (plaintext) limits.
+    case encrypted
 
     var testDescription: String { rawValue }
 
@@ -40,6 +43,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
         case .webdav:
             let server = try WebDAVTestServer.shared()
             return (WebDAVCloudFileSystem(baseURL: try server.makeFolder(), username: server.username, password: server.password, limits: limits), nil)
+        case .encrypted:
+            let folder = TemporaryFolder("sealed")
+            let inner = CloudLimits(maxFileSize: limits.maxFileSize + EncryptedCloudFileSystem.overhead, maxListingCount: limits.maxListingCount)
+            let local = LocalCloudFileSystem(rootDirectory: folder.url, limits: inner)
+            return (EncryptedCloudFileSystem(wrapping: local, password: "correct horse", cost: .minimal), folder)
         }
     }
 }

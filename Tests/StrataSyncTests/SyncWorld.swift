@@ -15,6 +15,8 @@ struct SyncRunSettings: Sendable {
     var useFolder = false
     /// When set, the cloud is a fresh one of this backend (a real server) instead of memory or a folder.
     var backend: Backend?
+    /// When set, the cloud is an `EncryptedCloudFileSystem` over the memory cloud or folder.
+    var encrypted = false
     /// Objects per store save when a sync materializes its merge (``EnsembleOptions/mergePieceSize``).
     var mergePieceSize = EnsembleOptions().mergePieceSize
 

@@ -102,11 +102,24 @@ extension Ensemble {
     }
 
     /// The identity written in the cloud, creating it when asked and missing.
+    ///
+    /// An identity file that can't be read (`corruptFile`: an encrypted store's copy cut short
+    /// or damaged) is written anew when creating — its writer's own read-back failed, so no
+    /// peer attached with it — and reads as another ensemble's otherwise, so a sync detaches
+    /// as when the folder was replaced (a plain store's damaged identity reads as other bytes,
+    /// with the same result) instead of failing at every sync.
     func cloudIdentity(creating: Bool) async throws(SyncError) -> String? {
         let exists = try await cloud { try await cloudFileSystem.fileExists(at: layout.identity) }
         if exists.exists {
-            let data = try await cloud { try await cloudFileSystem.download(from: layout.identity) }
-            return String(decoding: data.prefix(64), as: UTF8.self)
+            let read: Result<Data, SyncError>
+            do { read = .success(try await cloud { try await cloudFileSystem.download(from: layout.identity) }) } catch { read = .failure(error) }
+            switch read {
+            case .success(let data):
+                return String(decoding: data.prefix(64), as: UTF8.self)
+            case .failure(let error):
+                guard error.code == .corruptFile else { throw error }
+                if !creating { return Self.unreadableIdentity }
+            }
         }
         guard creating else { return nil }
         let identity = UUID().uuidString.lowercased()
@@ -115,6 +128,10 @@ extension Ensemble {
         let data = try await cloud { try await cloudFileSystem.download(from: layout.identity) }
         return String(decoding: data.prefix(64), as: UTF8.self)
     }
+
+    /// What ``cloudIdentity(creating:)`` answers for an identity file that can't be read: no
+    /// ensemble's identity (those are UUIDs).
+    static let unreadableIdentity = "<unreadable>"
 
     func register(_ peer: PeerID) async throws(SyncError) {
         let text = "peer \(peer.rawValue)\nmodel \(coordinator.model.versionHash)\nattached \(options.now().timeIntervalSince1970)\n"
