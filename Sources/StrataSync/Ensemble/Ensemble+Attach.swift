@@ -108,18 +108,20 @@ extension Ensemble {
     /// peer attached with it — and reads as another ensemble's otherwise, so a sync detaches
     /// as when the folder was replaced (a plain store's damaged identity reads as other bytes,
     /// with the same result) instead of failing at every sync.
+    ///
+    /// One download (no existence check first: a missing file is `notFound`), so a sync that
+    /// finds the identity unchanged costs one request for it.
     func cloudIdentity(creating: Bool) async throws(SyncError) -> String? {
-        let exists = try await cloud { try await cloudFileSystem.fileExists(at: layout.identity) }
-        if exists.exists {
-            let read: Result<Data, SyncError>
-            do { read = .success(try await cloud { try await cloudFileSystem.download(from: layout.identity) }) } catch { read = .failure(error) }
-            switch read {
-            case .success(let data):
-                return String(decoding: data.prefix(64), as: UTF8.self)
-            case .failure(let error):
-                guard error.code == .corruptFile else { throw error }
-                if !creating { return Self.unreadableIdentity }
-            }
+        let read: Result<Data, SyncError>
+        do { read = .success(try await cloud { try await cloudFileSystem.download(from: layout.identity) }) } catch { read = .failure(error) }
+        switch read {
+        case .success(let data):
+            return String(decoding: data.prefix(64), as: UTF8.self)
+        case .failure(let error) where error.code == .notFound:
+            break
+        case .failure(let error):
+            guard error.code == .corruptFile else { throw error }
+            if !creating { return Self.unreadableIdentity }
         }
         guard creating else { return nil }
         let identity = UUID().uuidString.lowercased()
@@ -147,13 +149,20 @@ extension Ensemble {
         return SyncError(.forcedDetach, detach.description)
     }
 
-    /// Checks that the cloud still holds this ensemble and this peer's registration.
-    func checkMembership(_ current: SyncState) async throws(SyncError) {
+    /// Checks that the cloud still holds this ensemble and this peer's registration. When
+    /// the sync skipped `connect()` (`connected` false) and the identity is not as expected,
+    /// it connects first: a cloud that is not there (an unmounted folder) is `notConnected`,
+    /// never a reason to detach.
+    func checkMembership(_ current: SyncState, connected: Bool) async throws(SyncError) {
         let (peer, identity) = try current.read { tx in (try tx.peer(), try tx.meta("identity", as: String.self)) }
         guard let peer else {
             throw forceDetach(.corruptLocalState, "the local sync state names no peer")
         }
-        let cloudIdentity = try await cloudIdentity(creating: false)
+        var cloudIdentity = try await cloudIdentity(creating: false)
+        if cloudIdentity != identity, !connected {
+            try await cloud { try await cloudFileSystem.connect() }
+            cloudIdentity = try await self.cloudIdentity(creating: false)
+        }
         guard cloudIdentity == identity else {
             throw forceDetach(.cloudIdentityChanged, "the ensemble's folder in the cloud was removed or replaced")
         }

@@ -24,8 +24,10 @@ extension Ensemble {
         try await exclusive(.sync) { () async throws(SyncError) -> SyncReport in
             let current = try requireState()
             var report = SyncReport()
-            try await cloud { try await cloudFileSystem.connect() }
-            try await checkMembership(current)
+            let skipsConnect = cloudKnownReachable
+            cloudKnownReachable = false   // until this sync succeeds
+            if !skipsConnect { try await cloud { try await cloudFileSystem.connect() } }
+            try await checkMembership(current, connected: !skipsConnect)
             let materializer = StoreMaterializer(model: model, state: current)
             try await materializer.recoverPending(coordinator: coordinator)
             self.report(.progress(.sync, .exporting))
@@ -50,6 +52,7 @@ extension Ensemble {
                 try await writeBaseline(current, events: events, baselines: baselines)
                 report.wroteBaseline = true
             }
+            cloudKnownReachable = true
             return report
         }
     }

@@ -41,6 +41,10 @@ public actor Ensemble {
     var unreadableState: SyncError?
     /// Set while an operation runs, so a second one waits its turn.
     private var running = false
+    /// Whether the last sync succeeded, so the next one skips ``CloudFileSystem/connect()``
+    /// (a request on a server): the identity read that follows fails just as well when the
+    /// cloud is unreachable, and a missing identity connects before it detaches anyone.
+    var cloudKnownReachable = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     let mergeObservers = MergeObservers()
