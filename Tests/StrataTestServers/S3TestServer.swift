@@ -52,6 +52,7 @@ public final class S3TestServer: Sendable {
     public var sharedBucket: String { Self.sharedBucketName }
 
     private static let sharedServer = Mutex<S3TestServer?>(nil)
+    private static let sharedAuthenticatingServer = Mutex<S3TestServer?>(nil)
     private static let installChecked = Mutex<Bool>(false)
 
     /// The server shared by every test of this process (no signature checks, no
@@ -60,6 +61,17 @@ public final class S3TestServer: Sendable {
         try sharedServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start(authentication: false, recording: false)
+            server = started
+            return started
+        }
+    }
+
+    /// A server that checks signatures, shared by the tests of signing (see the type's note
+    /// on what moto's check refuses), started on first use.
+    public static func sharedAuthenticating() throws -> S3TestServer {
+        try sharedAuthenticatingServer.withLock { server in
+            if let server, server.process.isRunning { return server }
+            let started = try start(authentication: true, recording: false)
             server = started
             return started
         }

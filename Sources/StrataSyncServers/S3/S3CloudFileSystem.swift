@@ -34,7 +34,7 @@ public import Foundation
 /// try await s3.connect()                      // the bucket exists and the keys work
 /// let ensemble = Ensemble(store: store, cloud: s3, …)
 /// ```
-public struct S3CloudFileSystem: CloudFileSystem {
+public struct S3CloudFileSystem: CloudFileSystem, CustomStringConvertible, CustomDebugStringConvertible {
     /// The caps this backend enforces.
     public let limits: CloudLimits
     /// The region requests are signed for.
@@ -100,6 +100,20 @@ public struct S3CloudFileSystem: CloudFileSystem {
     public func shutdown() async {
         if let client = try? configured.get() { await client.transport.shutdown() }
     }
+
+    /// The bucket, endpoint and prefix; never the keys.
+    public var description: String {
+        switch configured {
+        case .success(let client):
+            let address = client.address
+            let prefix = address.prefix.isEmpty ? "" : ", prefix: \(address.prefix)"
+            return "S3CloudFileSystem(bucket: \(address.bucket), endpoint: \(address.endpoint.absoluteString)\(prefix), region: \(region))"
+        case .failure(let error):
+            return "S3CloudFileSystem(unusable: \(error.message))"
+        }
+    }
+
+    public var debugDescription: String { description }
 
     var client: S3Client {
         get throws(SyncError) { try configured.get() }
