@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import StrataSync
+import StrataSyncServers
+import StrataTestServers
 
 /// A real temporary directory, removed when the value is released.
 final class TemporaryFolder: Sendable {
@@ -21,6 +23,9 @@ final class TemporaryFolder: Sendable {
 /// The backends every conformance test runs against.
 enum Backend: String, CaseIterable, CustomTestStringConvertible {
     case local, memory
+    /// An `S3CloudFileSystem` on the shared moto server, under a key prefix of its own in the
+    /// shared bucket (`make` stays synchronous: the bucket exists from the server's setup).
+    case s3
 
     var testDescription: String { rawValue }
 
@@ -32,6 +37,25 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
             return (LocalCloudFileSystem(rootDirectory: folder.url, limits: limits), folder)
         case .memory:
             return (MemoryCloudFileSystem(limits: limits), nil)
+        case .s3:
+            return (Backend.makeS3(limits: limits), nil)
+        }
+    }
+}
+
+extension Backend {
+    /// A cloud under a fresh prefix of the shared moto bucket; when moto cannot be started the
+    /// test fails with how to install it (and the cloud returned refuses every call).
+    static func makeS3(limits: CloudLimits) -> S3CloudFileSystem {
+        do {
+            let server = try S3TestServer.shared()
+            return S3CloudFileSystem(endpoint: server.endpoint, bucket: server.sharedBucket, region: "us-east-1",
+                                     accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey,
+                                     prefix: "sync-tests/\(UUID().uuidString.lowercased())", limits: limits)
+        } catch {
+            Issue.record("the S3 backend needs moto's server: \(error)")
+            return S3CloudFileSystem(endpoint: URL(fileURLWithPath: "/"), bucket: "unavailable", region: "us-east-1",
+                                     accessKeyID: "-", secretAccessKey: "-", limits: limits)
         }
     }
 }
