@@ -7,7 +7,7 @@ import Testing
 @Suite struct EnsembleTests {
     @Test(arguments: Backend.allCases)
     func twoPeersExchangeInsertsUpdatesAndDeletes(_ backend: Backend) async throws {
-        let (cloud, folder) = backend.make()
+        let (cloud, folder) = try backend.make()
         defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { context in
@@ -40,8 +40,10 @@ import Testing
         #expect(rating == .integer(4))
     }
 
-    @Test func sameUniqueIdentifierOnTwoPeersEndsAsOneObject() async throws {
-        let cloud = MemoryCloudFileSystem()
+    @Test(arguments: Backend.allCases)
+    func sameUniqueIdentifierOnTwoPeersEndsAsOneObject(_ backend: Backend) async throws {
+        let (cloud, folder) = try backend.make()
+        defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.ensemble.attach()
         try await b.ensemble.attach()
@@ -56,8 +58,10 @@ import Testing
         #expect(try await a.dump() == b.dump())
     }
 
-    @Test func concurrentUpdatesKeepTheLaterLamportStamp() async throws {
-        let cloud = MemoryCloudFileSystem()
+    @Test(arguments: Backend.allCases)
+    func concurrentUpdatesKeepTheLaterLamportStamp(_ backend: Backend) async throws {
+        let (cloud, folder) = try backend.make()
+        defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { try $0.make("Author", ["uniqueIdentifier": "u", "name": "first"]) }
         try await a.ensemble.attach()
@@ -76,8 +80,10 @@ import Testing
         #expect(name == .string("from b"))
     }
 
-    @Test func deleteWinsOverAConcurrentUpdateAndCascades() async throws {
-        let cloud = MemoryCloudFileSystem()
+    @Test(arguments: Backend.allCases)
+    func deleteWinsOverAConcurrentUpdateAndCascades(_ backend: Backend) async throws {
+        let (cloud, folder) = try backend.make()
+        defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { context in
             let author = try context.make("Author", ["uniqueIdentifier": "x", "name": "X"])
@@ -117,8 +123,10 @@ import Testing
         #expect(try await peers[2].count("Book") == 15)
     }
 
-    @Test func batchInsertsUpdatesAndDeletesAreCapturedToo() async throws {
-        let cloud = MemoryCloudFileSystem()
+    @Test(arguments: Backend.allCases)
+    func batchInsertsUpdatesAndDeletesAreCapturedToo(_ backend: Backend) async throws {
+        let (cloud, folder) = try backend.make()
+        defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.ensemble.attach()
         try await b.ensemble.attach()

@@ -23,39 +23,31 @@ final class TemporaryFolder: Sendable {
 /// The backends every conformance test runs against.
 enum Backend: String, CaseIterable, CustomTestStringConvertible {
     case local, memory
-    /// An `S3CloudFileSystem` on the shared moto server, under a key prefix of its own in the
-    /// shared bucket (`make` stays synchronous: the bucket exists from the server's setup).
+    /// nginx with WebDAV on loopback (one server per test process, a fresh folder per test).
+    case webdav
+    /// moto's S3 on loopback (one server per test process, a fresh key prefix in its shared
+    /// bucket per test).
     case s3
 
     var testDescription: String { rawValue }
 
     /// A fresh, empty cloud of this kind; the folder (for `.local`) lives as long as the result.
-    func make(limits: CloudLimits = .standard) -> (cloud: any CloudFileSystem, folder: TemporaryFolder?) {
+    /// Throws when a server backend's server cannot be started (the message says how to install it).
+    func make(limits: CloudLimits = .standard) throws -> (cloud: any CloudFileSystem, folder: TemporaryFolder?) {
         switch self {
         case .local:
             let folder = TemporaryFolder("cloud")
             return (LocalCloudFileSystem(rootDirectory: folder.url, limits: limits), folder)
         case .memory:
             return (MemoryCloudFileSystem(limits: limits), nil)
+        case .webdav:
+            let server = try WebDAVTestServer.shared()
+            return (WebDAVCloudFileSystem(baseURL: try server.makeFolder(), username: server.username, password: server.password, limits: limits), nil)
         case .s3:
-            return (Backend.makeS3(limits: limits), nil)
-        }
-    }
-}
-
-extension Backend {
-    /// A cloud under a fresh prefix of the shared moto bucket; when moto cannot be started the
-    /// test fails with how to install it (and the cloud returned refuses every call).
-    static func makeS3(limits: CloudLimits) -> S3CloudFileSystem {
-        do {
             let server = try S3TestServer.shared()
-            return S3CloudFileSystem(endpoint: server.endpoint, bucket: server.sharedBucket, region: "us-east-1",
-                                     accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey,
-                                     prefix: "sync-tests/\(UUID().uuidString.lowercased())", limits: limits)
-        } catch {
-            Issue.record("the S3 backend needs moto's server: \(error)")
-            return S3CloudFileSystem(endpoint: URL(fileURLWithPath: "/"), bucket: "unavailable", region: "us-east-1",
-                                     accessKeyID: "-", secretAccessKey: "-", limits: limits)
+            return (S3CloudFileSystem(endpoint: server.endpoint, bucket: server.sharedBucket, region: "us-east-1",
+                                      accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey,
+                                      prefix: "sync-tests/\(UUID().uuidString.lowercased())", limits: limits), nil)
         }
     }
 }

@@ -1,0 +1,208 @@
+public import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A server command run on a loopback port for tests: started, waited for until the port
+/// accepts TCP, stopped (SIGTERM, then SIGKILL) and restarted on the same port.
+///
+/// The command runs (spawned directly, not through Foundation's `Process`, whose exit
+/// monitoring is not dependable inside the test runner) under a small `/bin/sh` wrapper with a watchdog that kills the server when
+/// the test process is gone (even one killed with SIGKILL), and an `atexit` hook stops every
+/// server still running when the test process exits, so no server outlives its tests.
+///
+/// For example:
+/// ```swift
+/// let port = try LoopbackPort.free()
+/// let server = ServerProcess(name: "echo", port: port, arguments: ["/usr/bin/python3", "-m", "http.server", "\(port)"],
+///                            directory: folder)
+/// try server.start()
+/// defer { server.stop() }
+/// ```
+public final class ServerProcess: Sendable {
+    /// A label used in error messages and the log file's name.
+    public let name: String
+    /// The loopback port the server listens on.
+    public let port: Int
+    /// The executable and its arguments.
+    public let arguments: [String]
+    /// The server's standard output and error, appended across restarts.
+    public let logURL: URL
+    private let pidURL: URL
+    private let state = Mutex<pid_t?>(nil)
+
+    /// Describes a server; nothing runs until ``start(timeout:)``.
+    public init(name: String, port: Int, arguments: [String], directory: URL) {
+        self.name = name
+        self.port = port
+        self.arguments = arguments
+        logURL = directory.appendingPathComponent("\(name).log")
+        pidURL = directory.appendingPathComponent("\(name).server-pid")
+    }
+
+    deinit { stop(grace: 2) }
+
+    /// Whether the server process is running.
+    public var isRunning: Bool { state.withLock { Self.reap(&$0) } }
+
+    /// Launches the server and waits until its port accepts connections; throws with the end
+    /// of its log when it exits or does not listen within `timeout` seconds.
+    public func start(timeout: TimeInterval = 20) throws {
+        if isRunning { return }
+        var environment = ProcessInfo.processInfo.environment
+        environment["STRATA_SERVER_PARENT"] = String(getpid())
+        environment["STRATA_SERVER_LOG"] = logURL.path
+        environment["STRATA_SERVER_PIDFILE"] = pidURL.path
+        try? FileManager.default.removeItem(at: pidURL)
+        let wrapper: pid_t
+        do {
+            wrapper = try Self.spawn(["/bin/sh", "-c", Self.wrapperScript, "strata-server-wrapper"] + arguments, environment: environment)
+        } catch {
+            throw TestServerError("cannot launch \(name) (\(arguments.joined(separator: " "))): \(error)")
+        }
+        state.withLock { $0 = wrapper }
+        ServerRegistry.shared.add(self)
+        let ready = LoopbackPort.waitUntilAccepting(port, timeout: timeout) { self.isRunning }
+        if !ready {
+            stop(grace: 2)
+            throw TestServerError("\(name) did not accept connections on 127.0.0.1:\(port) within \(Int(timeout)) s; its log ends with:\n\(logTail())")
+        }
+    }
+
+    /// Stops the server: SIGTERM, then SIGKILL after `grace` seconds; waits until the port is
+    /// closed. Does nothing when it is not running.
+    public func stop(grace: TimeInterval = 5) {
+        ServerRegistry.shared.remove(self)
+        guard let wrapper = state.withLock({ $0 }) else { return }
+        let serverPID = serverProcessID()
+        kill(wrapper, SIGTERM)
+        let deadline = Date().addingTimeInterval(grace)
+        while isRunning && Date() < deadline { usleep(10_000) }
+        if isRunning {
+            if let serverPID { kill(serverPID, SIGKILL) }
+            kill(wrapper, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(wrapper, &status, 0)
+            state.withLock { $0 = nil }
+        }
+        _ = LoopbackPort.waitUntilClosed(port, timeout: grace)
+    }
+
+    /// Stops the server and starts it again on the same port.
+    public func restart(timeout: TimeInterval = 20) throws {
+        stop()
+        try start(timeout: timeout)
+    }
+
+    /// Sends SIGTERM to the server without waiting (the `atexit` path).
+    func terminateNow() {
+        if let serverPID = serverProcessID() { kill(serverPID, SIGTERM) }
+        if let wrapper = state.withLock({ $0 }) { kill(wrapper, SIGTERM) }
+    }
+
+    /// The last lines of the server's log.
+    public func logTail(lines: Int = 20) -> String {
+        guard let text = try? String(contentsOf: logURL, encoding: .utf8) else { return "(no log at \(logURL.path))" }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
+    private func serverProcessID() -> pid_t? {
+        guard let text = try? String(contentsOf: pidURL, encoding: .utf8) else { return nil }
+        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Whether the wrapper `pid` still runs; reaps it (and clears `pid`) once it has exited.
+    private static func reap(_ pid: inout pid_t?) -> Bool {
+        guard let running = pid else { return false }
+        var status: Int32 = 0
+        let result = waitpid(running, &status, WNOHANG)
+        if result == 0 { return true }
+        pid = nil
+        return false
+    }
+
+    /// Starts `argv` with `environment`: standard streams on /dev/null, no inherited file
+    /// descriptor beyond them, default signal handling and an empty signal mask.
+    private static func spawn(_ argv: [String], environment: [String: String]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Close every other descriptor in the child (listening sockets of other test
+        // servers, say); glibc ≥ 2.34 has the call, but its header hides it from Swift.
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments = argv.map { strdup($0) } + [nil]
+        let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in arguments { free(pointer) }
+            for pointer in variables { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, argv[0], &actions, &attributes, arguments, variables)
+        if result != 0 { throw TestServerError("posix_spawn failed (errno \(result))") }
+        return pid
+    }
+
+    /// Runs `"$@"` in the background, records its pid, and waits for it. A watchdog subshell
+    /// kills the server when the test process (STRATA_SERVER_PARENT) is gone; SIGTERM to the
+    /// wrapper is passed on to the server, and the wrapper exits when the server does.
+    static let wrapperScript = """
+        "$@" >>"$STRATA_SERVER_LOG" 2>&1 </dev/null &
+        child=$!
+        echo "$child" >"$STRATA_SERVER_PIDFILE"
+        (
+            while kill -0 "$STRATA_SERVER_PARENT" 2>/dev/null; do sleep 0.3; done
+            kill -TERM "$child" 2>/dev/null
+            sleep 3
+            kill -KILL "$child" 2>/dev/null
+        ) >/dev/null 2>&1 </dev/null &
+        watchdog=$!
+        trap 'kill -TERM "$child" 2>/dev/null' TERM INT
+        wait "$child"
+        wait "$child"
+        status=$?
+        kill "$watchdog" 2>/dev/null
+        exit $status
+        """
+}
+
+/// Every running ``ServerProcess``, stopped by an `atexit` hook when the test process exits.
+final class ServerRegistry: Sendable {
+    static let shared = ServerRegistry()
+    private let servers = Mutex<[ObjectIdentifier: ServerProcess]>([:])
+    private let directories = Mutex<[URL]>([])
+
+    private init() {
+        atexit { ServerRegistry.shared.terminateAll() }
+    }
+
+    func add(_ server: ServerProcess) { servers.withLock { $0[ObjectIdentifier(server)] = server } }
+    func remove(_ server: ServerProcess) { _ = servers.withLock { $0.removeValue(forKey: ObjectIdentifier(server)) } }
+
+    /// Removes `directory` when the test process exits (a shared server's files).
+    func removeAtExit(_ directory: URL) { directories.withLock { $0.append(directory) } }
+
+    func terminateAll() {
+        let all = servers.withLock { Array($0.values) }
+        for server in all { server.terminateNow() }
+        for directory in directories.withLock({ $0 }) { try? FileManager.default.removeItem(at: directory) }
+    }
+}
