@@ -1,6 +1,9 @@
 import Foundation
 import StrataTestServers
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The launcher the real-server tests rely on: a server starts, stops and restarts on the same port.
 @Suite("Test server processes")
@@ -30,5 +33,29 @@ struct ServerProcessTests {
             "\(error)".contains("broken config")
         }
         #expect(!process.isRunning)
+    }
+}
+
+/// A server never outlives the process it watches, even one killed with SIGKILL.
+@Suite("Test server watchdog")
+struct ServerWatchdogTests {
+    @Test("when the watched process is killed, the watchdog stops the server")
+    func watchdogStopsTheServer() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-watchdog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A stand-in for a test process: a shell that sleeps until killed.
+        let standIn = Process()
+        standIn.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        standIn.arguments = ["120"]
+        try standIn.run()
+        let port = try LoopbackPort.free()
+        let server = ServerProcess(name: "python-http", port: port, arguments: ["/usr/bin/env", "python3", "-m", "http.server", "--bind", "127.0.0.1", "\(port)"],
+                                   directory: folder, watchedProcess: standIn.processIdentifier)
+        try server.start()
+        #expect(LoopbackPort.accepts(port))
+        kill(standIn.processIdentifier, SIGKILL)
+        #expect(LoopbackPort.waitUntilClosed(port, timeout: 30), "the server still listens after the watched process died")
+        server.stop()
     }
 }

@@ -127,3 +127,23 @@ struct WebDAVHostileServerTests {
         #expect(await syncErrorCode { _ = try await webdav.download(from: try path("refused")) } == .authenticationFailed)
     }
 }
+
+/// Nothing listening: connect is notConnected after the policy's attempts.
+@Suite("WebDAV without a server")
+struct WebDAVNoServerTests {
+    @Test("connect to a closed port is notConnected, with the network error underneath")
+    func closedPort() async throws {
+        let port = try LoopbackPort.free()
+        let cloud = WebDAVCloudFileSystem(baseURL: URL(string: "http://127.0.0.1:\(port)/dav/")!, username: "u", password: "secret-pw",
+                                          policy: HTTPRequestPolicy(timeout: .seconds(5), maxAttempts: 2, backoffBase: .milliseconds(10)))
+        do {
+            try await cloud.connect()
+            Issue.record("connect succeeded with nothing listening")
+        } catch {
+            #expect((error as? SyncError)?.code == .notConnected)
+            #expect(!"\(error)".contains("secret-pw"))
+        }
+        #expect(cloud.transferCounters.requests == 2)
+        #expect(cloud.transferCounters.retries == 1)
+    }
+}

@@ -91,3 +91,17 @@ struct WebDAVUnitTests {
         #expect(HTTPBackoff.retryAfter("soon") == nil)
     }
 }
+
+@Suite("WebDAV secrets")
+struct WebDAVSecretTests {
+    @Test("dump and descriptions of a cloud never show the password")
+    func passwordStaysHidden() throws {
+        let cloud = WebDAVCloudFileSystem(baseURL: URL(string: "http://127.0.0.1:1/dav/")!, username: "alice", password: "hunter2-secret")
+        var dumped = ""
+        dump(cloud, to: &dumped)
+        #expect(dumped.contains("alice"))
+        #expect(!dumped.contains("hunter2-secret"))
+        #expect(!String(reflecting: cloud).contains("hunter2-secret"))
+        #expect(!"\(cloud.authorizer)".contains("hunter2-secret"))
+    }
+}

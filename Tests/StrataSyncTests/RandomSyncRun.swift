@@ -32,7 +32,7 @@ final class RandomSyncRun {
         self.seed = seed
         self.settings = settings
         random = SplitMix64(seed: seed)
-        label = "seed \(seed) (\(settings.peers) peers, \(settings.steps) steps\(settings.faults == nil ? "" : ", faults")\(settings.useFolder ? ", folder" : ""))"
+        label = "seed \(seed) (\(settings.peers) peers, \(settings.steps) steps\(settings.faults == nil ? "" : ", faults")\(settings.useFolder ? ", folder" : "")\(settings.backend.map { ", \($0.rawValue)" } ?? ""))"
     }
 
     /// Attaches `device` (tolerating cloud faults); an attach exports the whole store, so
@@ -82,7 +82,8 @@ final class RandomSyncRun {
         let model = try SyncTestModel.make()
         let folder = settings.useFolder ? TemporaryFolder("random-cloud") : nil
         let memory = MemoryCloudFileSystem(faults: settings.faults ?? .none)
-        let cloud = RecordingCloud(folder.map { LocalCloudFileSystem(rootDirectory: $0.url) } ?? memory)
+        let server = try settings.backend?.make().cloud
+        let cloud = RecordingCloud(server ?? folder.map { LocalCloudFileSystem(rootDirectory: $0.url) } ?? memory)
         var options = EnsembleOptions()
         options.baselineEventThreshold = settings.baselineEventThreshold
         options.mergePieceSize = settings.mergePieceSize

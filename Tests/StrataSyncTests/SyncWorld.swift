@@ -13,6 +13,8 @@ struct SyncRunSettings: Sendable {
     /// When set, the memory cloud injects these faults until the final round.
     var faults: FaultPlan?
     var useFolder = false
+    /// When set, the cloud is a fresh one of this backend (a real server) instead of memory or a folder.
+    var backend: Backend?
     /// Objects per store save when a sync materializes its merge (``EnsembleOptions/mergePieceSize``).
     var mergePieceSize = EnsembleOptions().mergePieceSize
 

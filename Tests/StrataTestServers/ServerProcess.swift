@@ -34,8 +34,13 @@ public final class ServerProcess: Sendable {
     private let pidURL: URL
     private let state = Mutex<pid_t?>(nil)
 
-    /// Describes a server; nothing runs until ``start(timeout:)``.
-    public init(name: String, port: Int, arguments: [String], directory: URL) {
+    /// The process whose end ends the server (the test process unless a test says otherwise).
+    public let watchedProcess: Int32
+
+    /// Describes a server; nothing runs until ``start(timeout:)``. The server is killed when
+    /// `watchedProcess` (by default this process) is gone.
+    public init(name: String, port: Int, arguments: [String], directory: URL, watchedProcess: Int32 = getpid()) {
+        self.watchedProcess = watchedProcess
         self.name = name
         self.port = port
         self.arguments = arguments
@@ -53,7 +58,7 @@ public final class ServerProcess: Sendable {
     public func start(timeout: TimeInterval = 20) throws {
         if isRunning { return }
         var environment = ProcessInfo.processInfo.environment
-        environment["STRATA_SERVER_PARENT"] = String(getpid())
+        environment["STRATA_SERVER_PARENT"] = String(watchedProcess)
         environment["STRATA_SERVER_LOG"] = logURL.path
         environment["STRATA_SERVER_PIDFILE"] = pidURL.path
         try? FileManager.default.removeItem(at: pidURL)

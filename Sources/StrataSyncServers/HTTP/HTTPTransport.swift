@@ -29,6 +29,9 @@ final class HTTPTransport: Sendable {
         let timeout = TimeAmount.nanoseconds(Int64(min(policy.timeout.inSeconds, 86_400) * 1e9))
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: min(timeout, .seconds(10)), read: timeout)
         configuration.decompression = .disabled
+        // A refused connection fails now and the policy's backoff decides (the client would
+        // otherwise retry it silently until the deadline of every attempt).
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 

@@ -49,3 +49,9 @@ final class WebDAVAuthorizer: HTTPAuthorizer {
         }
     }
 }
+
+extension WebDAVAuthorizer: CustomReflectable, CustomStringConvertible {
+    /// `dump(cloud)` and debuggers show the user name, never the password.
+    var customMirror: Mirror { Mirror(self, children: ["username": username, "password": "(hidden)"]) }
+    var description: String { "WebDAVAuthorizer(username: \(username.debugDescription), password: (hidden))" }
+}

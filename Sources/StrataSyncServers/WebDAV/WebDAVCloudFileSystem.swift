@@ -126,12 +126,10 @@ public final class WebDAVCloudFileSystem: CloudFileSystem {
         let entries = try WebDAVMultiStatus.parse(response.body, path: path.rawValue)
         let own = path.names.map(\.rawValue)
         var items: [CloudItem] = []
-        var sawSelf = false
         for entry in entries where (200..<300).contains(entry.status) {
             guard let names = paths.relativeNames(ofHref: entry.href, answering: response.url) else { continue }
             if names == own {
                 if !entry.isCollection { throw SyncError(.typeMismatch, "a file, not a folder", path: path.rawValue) }
-                sawSelf = true
                 continue
             }
             guard names.count == own.count + 1, names.starts(with: own), let last = names.last else { continue }
@@ -141,11 +139,6 @@ public final class WebDAVCloudFileSystem: CloudFileSystem {
             if items.count > limits.maxListingCount {
                 throw SyncError(.listingTooLong, "the folder has more than \(limits.maxListingCount) entries", path: path.rawValue)
             }
-        }
-        if !sawSelf && entries.count == 1, let only = entries.first, !only.isCollection,
-           paths.relativeNames(ofHref: only.href, answering: response.url) == nil {
-            // A lone file answer under another address says nothing about this folder.
-            throw SyncError(.unsafeName, "the server answered PROPFIND about another address than the one asked", path: path.rawValue)
         }
         return items
     }
