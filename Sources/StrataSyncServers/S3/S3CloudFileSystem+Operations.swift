@@ -96,21 +96,20 @@ extension S3CloudFileSystem {
         if path.isRoot { throw SyncError(.unsafeName, "the root cannot be removed", path: path.rawValue) }
         try await client.deleteObject(key: client.address.key(for: path), cloudPath: path.rawValue)
         // Everything under the directory's prefix (its marker included), a page at a time.
-        // Each page is deleted before the next is asked for, so the listing restarts from the
-        // front rather than following a token into keys already gone.
+        // Each page is deleted before the next is asked for, so the listing starts from the
+        // front again rather than following a token into keys already gone. A server that
+        // keeps listing deleted keys (an eventually consistent one) is given up on after
+        // as many rounds as a million keys would take.
         let prefix = client.address.directoryPrefix(for: path)
-        var rounds = 0
-        while true {
+        let batch = min(pageSize, S3DeleteBatch.maxKeys)
+        for _ in 0..<(1_000_000 / batch + 1) {
             let page = try await client.listPage(prefix: prefix, delimiter: nil, continuationToken: nil,
-                                                 maxKeys: min(pageSize, S3DeleteBatch.maxKeys), cloudPath: path.rawValue)
+                                                 maxKeys: batch, cloudPath: path.rawValue)
             let keys = page.objects.map(\.key).filter { $0.hasPrefix(prefix) }
             if keys.isEmpty { return }
             try await client.deleteObjects(keys: keys, cloudPath: path.rawValue)
-            rounds += 1
-            if rounds > 1_000_000 / S3DeleteBatch.maxKeys + limits.maxListingCount {
-                throw SyncError(.backendFailure, "the server keeps listing objects that were deleted", path: path.rawValue)
-            }
         }
+        throw SyncError(.backendFailure, "the server still lists objects under the directory after deleting them", path: path.rawValue)
     }
 
     /// Throws ``SyncError/Code/notFound`` unless `directory` exists (its marker, or any key
