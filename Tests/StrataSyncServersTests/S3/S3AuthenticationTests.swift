@@ -65,13 +65,19 @@ struct S3AuthenticationTests {
         #expect(cloud.transferCounters.requests == 2)
     }
 
-    @Test("a missing bucket is notConnected; a bad bucket name fails before any request")
+    @Test("a missing bucket is notConnected until createBucket (idempotent) makes it; a bad bucket name fails before any request")
     func missingBucket() async throws {
         let server = try S3TestServer.shared()
         let cloud = S3Fixture.make(server: server, bucket: S3TestServer.uniqueBucketName("missing"))
         #expect(await s3ErrorCode { try await cloud.connect() } == .notConnected)
         #expect(await s3ErrorCode { _ = try await cloud.download(from: try CloudPath("f")) } == .notConnected)
         #expect(await s3ErrorCode { _ = try await cloud.contentsOfDirectory(at: .root) } == .notConnected)
+        #expect(await s3ErrorCode { _ = try await cloud.fileExists(at: try CloudPath("f")) } == .notConnected)
+        #expect(await s3ErrorCode { try await cloud.createDirectory(at: try CloudPath("d")) } == .notConnected)
+        // createBucket makes it, and a second call is no error.
+        try await cloud.createBucket()
+        try await cloud.createBucket()
+        try await cloud.connect()
 
         let bad = S3CloudFileSystem(endpoint: server.endpoint, bucket: "Not_A_Bucket", region: "us-east-1",
                                     accessKeyID: "x", secretAccessKey: "y")
