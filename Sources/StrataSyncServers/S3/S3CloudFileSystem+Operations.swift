@@ -1,6 +1,8 @@
 public import Foundation
 
 extension S3CloudFileSystem {
+    /// A file when `HeadObject` finds the key; else a directory when a one-key listing of
+    /// `key/` finds anything (its marker or a key below it).
     public func fileExists(at path: CloudPath) async throws -> (exists: Bool, isDirectory: Bool) {
         let client = try client
         if path.isRoot { return (true, true) }
@@ -11,6 +13,9 @@ extension S3CloudFileSystem {
         return (isDirectory, isDirectory)
     }
 
+    /// `ListObjectsV2` of `key/` with the `/` delimiter, page by page; markers are not entries,
+    /// keys no ``CloudName`` can hold are left out. An empty answer without a marker is
+    /// ``SyncError/Code/notFound`` (or ``SyncError/Code/typeMismatch`` when a file has the key).
     public func contentsOfDirectory(at path: CloudPath) async throws -> [CloudItem] {
         let client = try client
         let prefix = client.address.directoryPrefix(for: path)
@@ -47,6 +52,8 @@ extension S3CloudFileSystem {
         return items
     }
 
+    /// Writes a zero-byte marker `name/` for the directory and each parent, after checking that
+    /// no file has any of their keys; one `HeadObject` when the marker is already there.
     public func createDirectory(at path: CloudPath) async throws {
         let client = try client
         if path.isRoot { return }
@@ -63,6 +70,8 @@ extension S3CloudFileSystem {
         }
     }
 
+    /// One `PutObject` (atomic), after checking the parent directory exists and no directory
+    /// has the file's key.
     public func upload(_ data: Data, to path: CloudPath) async throws {
         let client = try client
         guard let parent = path.parent, !path.isRoot else {
@@ -78,6 +87,7 @@ extension S3CloudFileSystem {
         try await client.putObject(key: client.address.key(for: path), data: data, cloudPath: path.rawValue)
     }
 
+    /// One `GetObject`, refused from its `Content-Length` above `maxFileSize`.
     public func download(from path: CloudPath) async throws -> Data {
         let client = try client
         if path.isRoot { throw SyncError(.typeMismatch, "the root is a directory", path: path.rawValue) }
@@ -91,6 +101,8 @@ extension S3CloudFileSystem {
         throw SyncError(.notFound, "no such file", path: path.rawValue)
     }
 
+    /// `DeleteObject` of the key, then `DeleteObjects` of everything under `key/`, a page at a
+    /// time.
     public func removeItem(at path: CloudPath) async throws {
         let client = try client
         if path.isRoot { throw SyncError(.unsafeName, "the root cannot be removed", path: path.rawValue) }
