@@ -28,6 +28,9 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
     /// An `EncryptedCloudFileSystem` over a folder, at the test key derivation cost; `limits`
     /// are its own (plaintext) limits.
     case encrypted
+    /// moto's S3 on loopback (one server per test process, a fresh key prefix in its shared
+    /// bucket per test).
+    case s3
 
     var testDescription: String { rawValue }
 
@@ -48,6 +51,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
             let inner = CloudLimits(maxFileSize: limits.maxFileSize + EncryptedCloudFileSystem.overhead, maxListingCount: limits.maxListingCount)
             let local = LocalCloudFileSystem(rootDirectory: folder.url, limits: inner)
             return (EncryptedCloudFileSystem(wrapping: local, password: "correct horse", cost: .minimal), folder)
+        case .s3:
+            let server = try S3TestServer.shared()
+            return (S3CloudFileSystem(endpoint: server.endpoint, bucket: server.sharedBucket, region: "us-east-1",
+                                      accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey,
+                                      prefix: "sync-tests/\(UUID().uuidString.lowercased())", limits: limits), nil)
         }
     }
 }

@@ -44,6 +44,15 @@ import Testing
         }
     }
 
+    @Test func threePeersOverS3ConvergeToTheOracle() async throws {
+        for seed in SyncRunSettings.seeds(1, longCount: 4, first: 9_700) {
+            var settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? 600 : 40, baselineEventThreshold: 8)
+            settings.backend = .s3
+            let outcome = try await RandomSyncRun(seed: seed, settings: settings).run()
+            #expect(outcome.edits > 0 && outcome.syncs > 0, "seed \(seed)")
+        }
+    }
+
     @Test func threePeersOverAFolderConvergeToTheOracle() async throws {
         for seed in SyncRunSettings.seeds(1, longCount: 4, first: 9_000) {
             let settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? 600 : 40, baselineEventThreshold: 8, useFolder: true)
