@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// A base class whose Swift property names differ from its model keys.
+class ProbeBase: ManagedObject {
+    @Attribute("heading") var title = ""
+    @Attribute("rank") var rank = 0
+    @Attribute("weight") var weight: Double? = nil
+    @Attribute("stamp") var stamp: Date? = nil
+    @Attribute("flag") var flag = false
+    /// Computed from a modelled property: not a model key.
+    var shout: String { title.uppercased() }
+    var doubled: Int { rank * 2 }
+    var negated: Bool { !flag }
+    /// Returns the modelled property unchanged: the same question, so accepted as its key.
+    var alias: String { title }
+    /// Reads two modelled properties.
+    var both: String { title + "\(rank)" }
+    /// A plain stored property.
+    var cache = 0
+}
+
+final class ProbeLeaf: ProbeBase {
+    @Attribute("body") var body: String? = nil
+    @Relationship("holder", inverse: "leaves") var holder: ProbeHolder?
+    /// Through a relationship, computed.
+    var holderName: String { holder?.name ?? "" }
+}
+
+final class ProbeHolder: ManagedObject {
+    @Attribute("name") var name = ""
+    @Relationship("leaves", inverse: "holder") var leaves: Set<ProbeLeaf>
+    @Relationship("ordered", inverse: "list") var ordered: [ProbeItem]
+    @Relationship("parent", inverse: "children") var parent: ProbeHolder?
+    @Relationship("children", inverse: "parent") var children: Set<ProbeHolder>
+    var firstLeafBody: String? { leaves.first?.body }
+}
+
+final class ProbeItem: ManagedObject {
+    @Attribute("label") var label = ""
+    @Relationship("list", inverse: "ordered") var list: ProbeHolder?
+}
+
+/// A class with no modelled property at all.
+final class Unmodelled: ManagedObject {
+    var plain = ""
+}
+
+/// Swift key paths mapped to model keys by reading them on probe objects.
+@Suite struct SwiftPredicateKeyPathTests {
+    func key(_ keyPath: PartialKeyPath<some ManagedObject>) throws -> String { try SortKey(keyPath).keyPath }
+
+    @Test func mapsPropertiesToTheirModelKeys() throws {
+        #expect(try key(\ProbeBase.title) == "heading")
+        #expect(try key(\ProbeBase.rank) == "rank")
+        #expect(try key(\ProbeBase.weight) == "weight")
+        #expect(try key(\ProbeBase.stamp) == "stamp")
+        #expect(try key(\ProbeBase.flag) == "flag")
+        #expect(try key(\ProbeHolder.ordered) == "ordered")
+        #expect(try key(\ProbeHolder.parent?.parent?.name) == "parent.parent.name")
+        #expect(try key(\ProbeHolder.ordered.count) == "ordered.@count")
+        #expect(try key(\ProbeHolder.leaves.count) == "leaves.@count")
+        #expect(try key(\ProbeItem.list?.name) == "list.name")
+    }
+
+    @Test func subclassesInheritTheirBaseKeys() throws {
+        #expect(try key(\ProbeLeaf.title) == "heading")
+        #expect(try key(\ProbeLeaf.rank) == "rank")
+        #expect(try key(\ProbeLeaf.body) == "body")
+        #expect(try key(\ProbeLeaf.holder?.name) == "holder.name")
+        let p = try ObjectPredicate(#Predicate<ProbeLeaf> { $0.title == "x" && $0.rank > 1 && $0.holder?.name == "h" })
+        #expect(p == (try ObjectPredicate("heading == \"x\" AND rank > 1 AND holder.name == \"h\"")))
+        let onBase = try ObjectPredicate(#Predicate<ProbeBase> { $0.title == "x" })
+        #expect(onBase == (try ObjectPredicate("heading == \"x\"")))
+    }
+
+    @Test func computedAndPlainPropertiesAreRefused() throws {
+        let refused: [(String, () throws -> String)] = [
+            ("shout", { try key(\ProbeBase.shout) }),
+            ("doubled", { try key(\ProbeBase.doubled) }),
+            ("negated", { try key(\ProbeBase.negated) }),
+            ("both", { try key(\ProbeBase.both) }),
+            ("cache", { try key(\ProbeBase.cache) }),
+            ("holderName", { try key(\ProbeLeaf.holderName) }),
+            ("firstLeafBody", { try key(\ProbeHolder.firstLeafBody) }),
+            ("plain", { try key(\Unmodelled.plain) }),
+            ("objectID", { try key(\ProbeLeaf.objectID) }),
+        ]
+        for (name, probe) in refused {
+            let error = #expect(throws: StrataError.self, "\(name)") { _ = try probe() }
+            #expect(error?.code == .unsupportedPredicate, "\(name)")
+        }
+        let inPredicate = #expect(throws: StrataError.self) { try ObjectPredicate(#Predicate<ProbeLeaf> { $0.shout == "X" }) }
+        #expect(inPredicate?.code == .unsupportedPredicate)
+        #expect(inPredicate?.entity == "ProbeLeaf")
+    }
+
+    @Test func aPropertyReturningAnotherUnchangedIsThatKey() throws {
+        // `alias` returns `title` as stored: the predicate means the same, so it is accepted.
+        #expect(try key(\ProbeBase.alias) == "heading")
+    }
+
+    @Test func answersAreCachedAndConcurrentProbesAgree() async throws {
+        let keys = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<16 { group.addTask { try SortKey(\ProbeLeaf.holder?.name).keyPath } }
+            var all: [String] = []
+            for try await k in group { all.append(k) }
+            return all
+        }
+        #expect(keys == Array(repeating: "holder.name", count: 16))
+    }
+}
