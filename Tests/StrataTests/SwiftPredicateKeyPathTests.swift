@@ -62,6 +62,8 @@ final class Unmodelled: ManagedObject {
         #expect(try key(\ProbeHolder.ordered.count) == "ordered.@count")
         #expect(try key(\ProbeHolder.leaves.count) == "leaves.@count")
         #expect(try key(\ProbeItem.list?.name) == "list.name")
+        #expect(try key(\ProbeItem.list?.leaves.count) == "list.leaves.@count")
+        #expect(try key(\ProbeItem.list?.parent) == "list.parent")
     }
 
     @Test func subclassesInheritTheirBaseKeys() throws {
@@ -71,6 +73,8 @@ final class Unmodelled: ManagedObject {
         #expect(try key(\ProbeLeaf.holder?.name) == "holder.name")
         let p = try ObjectPredicate(#Predicate<ProbeLeaf> { $0.title == "x" && $0.rank > 1 && $0.holder?.name == "h" })
         #expect(p == (try ObjectPredicate("heading == \"x\" AND rank > 1 AND holder.name == \"h\"")))
+        let flags = try ObjectPredicate(#Predicate<ProbeLeaf> { $0.flag || !$0.flag && $0.body == nil })
+        #expect(flags == (try ObjectPredicate("flag == TRUE OR NOT flag == TRUE AND body == nil")))
         let onBase = try ObjectPredicate(#Predicate<ProbeBase> { $0.title == "x" })
         #expect(onBase == (try ObjectPredicate("heading == \"x\"")))
     }

@@ -8,8 +8,9 @@ import Foundation
 /// through, answers each attribute read with a recognisable value and each relationship read
 /// with another probe. A key path is accepted when its reads form one chain of to-ones ending
 /// on one property and it returns exactly what that property held, in two rounds with
-/// different values: so a computed property (`var shout: String { title.uppercased() }`),
-/// a plain stored property or a method's result is refused. Answers are cached per key path.
+/// different values, and gives nil when a to-one on the way is nil: so a computed property
+/// (`var shout: String { title.uppercased() }`), a plain stored property or a method's result
+/// is refused. Answers are cached per key path.
 enum KeyPathProbe {
     private static let cache = KeyPathCache()
 
@@ -20,6 +21,16 @@ enum KeyPathProbe {
         let first = try probe(keyPath, root: root, round: 0)
         let second = try probe(keyPath, root: root, round: 1)
         guard first == second else { throw notModelled(keyPath, root, "it reads different properties on different values") }
+        let ownKeys = first.terminal == .count ? 2 : 1   // the keys of the last object read
+        if first.terminal == .object || first.keys.count > ownKeys {
+            // Through a to-one: a nil on the way must give nil, as the predicate's key path does.
+            let recorder = KeyPathProbeRecorder(round: 2)
+            let object = try recorder.makeProbe(root)
+            let value = withExtendedLifetime(recorder) { object[keyPath: keyPath] }
+            guard let value, unwrapped(value) == nil else {
+                throw notModelled(keyPath, root, "it does not give nil when the relationship \"\(first.keys[0])\" is nil")
+            }
+        }
         cache.setKeyPath(keyPath, first)
         return first
     }

@@ -27,7 +27,11 @@ extension PredicateExpressions.KeyPath: StrataTranslatableExpression {
         switch base.terminal {
         case .object:
             guard let type = Root.Output.self as? ManagedObject.Type else { break }
-            return .key(base.appending(try KeyPathProbe.modelKeyPath(keyPath, root: type)))
+            do {
+                return .key(base.appending(try KeyPathProbe.modelKeyPath(keyPath, root: type)))
+            } catch {
+                throw t.unsupported(self, error.message)
+            }
         case .toMany:
             guard let collection = Root.Output.self as? any ToManyCollection.Type else { break }
             if keyPath as AnyKeyPath == collection.strataCountKeyPath {

@@ -1,7 +1,7 @@
 import Foundation
 
 // Translations of Foundation's sequence tests: `[…].contains($0.x)` (IN),
-// `$0.tags.contains(tag)`, `$0.tags.contains { … }` (ANY or SUBQUERY) and
+// `$0.tags.contains { … }` (ANY or SUBQUERY) and
 // `$0.tags.allSatisfy { … }` (ALL or SUBQUERY). See ``SwiftPredicateTranslator``.
 
 extension PredicateExpressions.SequenceContains: StrataTranslatableExpression {
@@ -9,10 +9,8 @@ extension PredicateExpressions.SequenceContains: StrataTranslatableExpression {
         switch (try t.term(sequence), try t.term(element)) {
         case (.values(let list), .key(let key)):
             return .condition(t.comparison(key, .in, .list(list)), optional: false)
-        case (.key(let key), .value(let value)) where key.terminal == .toMany:
-            return .condition(t.comparison(key, .equalTo, .single(value), quantifier: .any), optional: false)
         default:
-            throw t.unsupported(self, "only a collection value containing a key path (IN) or a to-many relationship containing an object has an ObjectPredicate form")
+            throw t.unsupported(self, "only a collection value containing a key path (IN) has an ObjectPredicate form")
         }
     }
 }
