@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Strata
 
@@ -113,5 +114,41 @@ final class Unmodelled: ManagedObject {
             return all
         }
         #expect(keys == Array(repeating: "holder.name", count: 16))
+    }
+}
+
+/// Maps a key path while a context constructs it, as an initialiser might (only once the
+/// test asks, so that the model's own reflection of the class does not map it first).
+final class ProbingInInit: ManagedObject {
+    static let probes = Mutex(false)
+    @Attribute("label") var label = "set"
+    @Attribute("rank") var rank = 7
+    var probed: String?
+    required init(_ creation: ObjectCreation) {
+        super.init(creation)
+        if Self.probes.withLock({ $0 }) { probed = try? SortKey(\ProbeItem.label).keyPath }
+    }
+}
+
+@Suite struct SwiftPredicateProbeIsolationTests {
+    /// The probe made inside an initialiser must not take the slots or defaults of the object
+    /// under construction (both have a `label`).
+    @Test func aProbeInsideAnInitialiserLeavesTheInsertAlone() async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: try ObjectModel(ProbingInInit.self), store: .sqlite(dir.file()))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        ProbingInInit.probes.withLock { $0 = true }
+        let (name, rank, probed) = try await context.perform {
+            let object = context.insert(ProbingInInit.self)
+            try context.save()
+            return (object.label, object.rank, object.probed)
+        }
+        #expect(name == "set")
+        #expect(rank == 7)
+        #expect(probed == "label")
+        let fetched = try await context.perform {
+            try context.fetch(FetchRequest<ProbingInInit>(predicate: try ObjectPredicate(#Predicate<ProbingInInit> { $0.label == "set" && $0.rank == 7 }))).count
+        }
+        #expect(fetched == 1)
     }
 }

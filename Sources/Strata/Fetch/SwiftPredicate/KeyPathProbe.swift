@@ -26,7 +26,7 @@ enum KeyPathProbe {
             // Through a to-one: a nil on the way must give nil, as the predicate's key path does.
             let recorder = KeyPathProbeRecorder(round: 2)
             let object = try recorder.makeProbe(root)
-            let value = withExtendedLifetime(recorder) { object[keyPath: keyPath] }
+            let value = withExtendedLifetime(recorder) { ObjectConstruction.outside { object[keyPath: keyPath] } }
             guard let value, unwrapped(value) == nil else {
                 throw notModelled(keyPath, root, "it does not give nil when the relationship \"\(first.keys[0])\" is nil")
             }
@@ -40,7 +40,7 @@ enum KeyPathProbe {
     static func probeEntity(_ type: ManagedObject.Type) throws(StrataError) -> EntityDescription {
         if let known = cache.entity(type) { return known }
         let spec: EntitySpec
-        do { spec = try EntitySpec(describing: type) } catch {
+        do { spec = try ObjectConstruction.outside { () throws(StrataError) in try EntitySpec(describing: type) } } catch {
             throw StrataError(.unsupportedPredicate, "\(type) declares no @Attribute or @Relationship, so its key paths name no model keys.",
                               entity: type.entityName, underlying: error)
         }
@@ -54,12 +54,12 @@ enum KeyPathProbe {
     private static func probe(_ keyPath: AnyKeyPath, root: ManagedObject.Type, round: Int) throws(StrataError) -> ModelKeyPath {
         let recorder = KeyPathProbeRecorder(round: round)
         let object = try recorder.makeProbe(root)
-        let value = withExtendedLifetime(recorder) { object[keyPath: keyPath] }
+        let value = withExtendedLifetime(recorder) { ObjectConstruction.outside { object[keyPath: keyPath] } }
         guard let value else { throw notModelled(keyPath, root, "its root is not \(root)") }
         // The reads must form one chain: each read on the probe the previous one returned.
         var keys: [String] = []
         var current = ObjectIdentifier(object)
-        var terminal: ModelKeyPath.Terminal?
+        var terminal: ProbeEnd?
         var returned: [ManagedObject] = []
         for touch in recorder.touches {
             guard terminal == nil, touch.object == current else {
@@ -89,8 +89,6 @@ enum KeyPathProbe {
                 throw notModelled(keyPath, root, "it does not return the relationship \"\(keys.joined(separator: "."))\" as stored")
             }
             return ModelKeyPath(keys: keys, terminal: .toMany)
-        case .count?, .object?:
-            return ModelKeyPath(keys: keys, terminal: .object)  // not produced by touches
         case nil:
             guard let target = result as? ManagedObject, returned.count == 1, target === returned[0] else {
                 throw notModelled(keyPath, root, "it does not return the relationship \"\(keys.joined(separator: "."))\" as stored")
@@ -110,6 +108,9 @@ enum KeyPathProbe {
                     entity: root.entityName)
     }
 }
+
+/// Where a probe's chain of reads ended.
+private enum ProbeEnd { case attribute(AttributeType), toMany }
 
 /// Lets ``KeyPathProbe`` see inside an `Optional` stored in an `Any`.
 private protocol OptionalProbeBox { var probeBoxed: Any? { get } }

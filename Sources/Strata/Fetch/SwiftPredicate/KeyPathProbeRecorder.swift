@@ -29,9 +29,10 @@ final class KeyPathProbeRecorder: ObjectOwner {
     /// A probe object of `type`: no values, every relationship unloaded, owned by `self`.
     func makeProbe(_ type: ManagedObject.Type) throws(StrataError) -> ManagedObject {
         let entity = try KeyPathProbe.probeEntity(type)
-        let object = type.init(ObjectCreation(
+        // No construction may be installed: the wrappers must find their slots in the probe entity.
+        let object = ObjectConstruction.outside { type.init(ObjectCreation(
             entity: entity, objectID: ObjectID(entity: entity, key: Int64(probes.count), isTemporary: true),
-            attributeValues: [], relationValues: Array(repeating: .unloaded, count: entity.relationships.count), isFault: false))
+            attributeValues: [], relationValues: Array(repeating: .unloaded, count: entity.relationships.count), isFault: false)) }
         object.storageOwner = self
         probes.append(object)
         return object
