@@ -27,6 +27,8 @@ final class ProbeLeaf: ProbeBase {
     @Relationship("holder", inverse: "leaves") var holder: ProbeHolder?
     /// Through a relationship, computed.
     var holderName: String { holder?.name ?? "" }
+    /// Traps when the holder is nil: a probe never runs it with a nil holder.
+    var forcedHolderName: String { holder!.name }
 }
 
 final class ProbeHolder: ManagedObject {
@@ -88,6 +90,8 @@ final class Unmodelled: ManagedObject {
             ("both", { try key(\ProbeBase.both) }),
             ("cache", { try key(\ProbeBase.cache) }),
             ("holderName", { try key(\ProbeLeaf.holderName) }),
+            ("forcedHolderName", { try key(\ProbeLeaf.forcedHolderName) }),
+            ("holder!.name", { try key(\ProbeLeaf.holder!.name) }),
             ("firstLeafBody", { try key(\ProbeHolder.firstLeafBody) }),
             ("plain", { try key(\Unmodelled.plain) }),
             ("objectID", { try key(\ProbeLeaf.objectID) }),

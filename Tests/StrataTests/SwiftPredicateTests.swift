@@ -32,6 +32,7 @@ import Testing
         Case(format: "folder.name == \"A\"", swift: #Predicate { $0.folder?.name == "A" }),
         Case(format: "folder == nil", swift: #Predicate { $0.folder == nil }),
         Case(format: "folder.owner.name == \"P\"", swift: #Predicate { $0.folder?.owner?.name == "P" }),
+        Case(format: "folder != nil AND folder.name == \"B\"", swift: #Predicate { $0.folder != nil && $0.folder!.name == "B" }),
         Case(format: "title BEGINSWITH \"n1\"", swift: #Predicate { $0.title.starts(with: "n1") }),
         Case(format: "subtitle CONTAINS \"d\"", swift: #Predicate { $0.subtitle?.contains("d") == true }),
         Case(format: "subtitle CONTAINS \"d\"", swift: #Predicate { $0.subtitle?.contains("d") ?? false }),

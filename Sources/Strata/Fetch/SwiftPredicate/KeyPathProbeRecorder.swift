@@ -2,9 +2,8 @@ import Foundation
 
 /// The owner of ``KeyPathProbe``'s probe objects: it records every property read, answers an
 /// attribute read with a recognisable value (``sentinel(_:round:)``) and a relationship read
-/// with fresh probes of the destination class (one for a to-one, one or two for a to-many,
-/// so that a `count` is recognised too; in round 2, none for a to-one). Lives for one probe,
-/// on one thread.
+/// with fresh probes of the destination class (one for a to-one, `round + 1` for a to-many,
+/// so that a `count` is recognised too). Lives for one probe, on one thread.
 final class KeyPathProbeRecorder: ObjectOwner {
     /// One read through a wrapper.
     struct Touch {
@@ -18,7 +17,7 @@ final class KeyPathProbeRecorder: ObjectOwner {
         var kind: Kind
     }
 
-    /// 0 or 1: which ``sentinel(_:round:)`` attributes answer. 2: as 0, but every to-one is nil.
+    /// 0 or 1: which ``sentinel(_:round:)`` attributes answer.
     let round: Int
     private(set) var touches: [Touch] = []
     /// Every probe made, kept alive while the key path is read (objects hold their owner weakly).
@@ -50,7 +49,7 @@ final class KeyPathProbeRecorder: ObjectOwner {
         let description = object.entity.relationships[relationship]
         let destination = object.entity.relationshipConversions[relationship]?.destination ?? ManagedObject.self
         var children: [ManagedObject] = []
-        let count = description.isToMany ? min(round, 1) + 1 : (round == 2 ? 0 : 1)
+        let count = description.isToMany ? round + 1 : 1
         for _ in 0..<count {
             guard let child = try? makeProbe(destination) else { break }
             children.append(child)
@@ -75,7 +74,7 @@ final class KeyPathProbeRecorder: ObjectOwner {
     /// different values: a computed property rarely returns both unchanged); nil for a
     /// transformable attribute, whose value is not checked.
     static func sentinel(_ type: AttributeType, round: Int) -> PropertyValue? {
-        let first = round != 1
+        let first = round == 0
         switch type {
         case .string: return .string(first ? "ŝtrata probe" : "PROBE-B")
         case .int16, .int32, .int64: return .integer(first ? 3 : -5)
