@@ -115,6 +115,23 @@ import Testing
         #expect(nonEmpty > Self.cases.count / 2)   // the cases discriminate, not all-or-nothing
     }
 
+    /// The one documented difference from Swift: a nil key is never IN a list, even one with nil.
+    @Test func aNilKeyIsNeverInAList() async throws {
+        let list: [String?] = [nil, "odd"]
+        let swift = #Predicate<Note> { list.contains($0.subtitle) }
+        let translated = try ObjectPredicate(swift)
+        #expect(translated == (try ObjectPredicate("subtitle IN {nil, \"odd\"}")))
+        let (dir, coordinator) = try await seeded()
+        _ = dir
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let (fetched, inSwift) = try await context.perform {
+            (try context.fetch(FetchRequest<Note>(predicate: translated)).count,
+             try context.fetch(FetchRequest<Note>()).filter { try swift.evaluate($0) }.count)
+        }
+        #expect(fetched == 5)        // n3, n9, n15, n21, n27
+        #expect(inSwift == 5 + 15)   // and the 15 notes without a subtitle
+    }
+
     @Test func unsupportedExpressionsThrowATypedError() throws {
         let unsupported: [(String, Predicate<Note>)] = [
             ("Arithmetic", #Predicate { $0.rating + 1 > 3 }),
