@@ -53,6 +53,11 @@ import Testing
         Case(format: "SUBQUERY(tags, $e1, NOT ($e1.label == \"t0\" OR $e1.label == \"t1\")).@count == 0",
              swift: #Predicate { $0.tags.allSatisfy { $0.label == "t0" || $0.label == "t1" } }),
         Case(format: "folder.notes.@count == 13", swift: #Predicate { $0.folder?.notes.count == 13 }),
+        Case(format: "SUBQUERY(tags, $e1, ANY $e1.notes.rating > 3).@count > 0",
+             swift: #Predicate { $0.tags.contains { $0.notes.contains { $0.rating > 3 } } }),
+        Case(format: "SUBQUERY(tags, $e1, $e1.notes.@count > 10).@count > 0",
+             swift: #Predicate { $0.tags.contains { $0.notes.count > 10 } }),
+        Case(format: "ANY folder.notes.title == \"n3\"", swift: #Predicate { $0.folder?.notes.contains { $0.title == "n3" } == true }),
         Case(format: "TRUEPREDICATE", swift: #Predicate { _ in true }),
     ]
 
