@@ -94,6 +94,7 @@ final class Unmodelled: ManagedObject {
             ("holder!.name", { try key(\ProbeLeaf.holder!.name) }),
             ("firstLeafBody", { try key(\ProbeHolder.firstLeafBody) }),
             ("plain", { try key(\Unmodelled.plain) }),
+            ("ManagedObject.isFault", { try key(\ManagedObject.isFault) }),
             ("objectID", { try key(\ProbeLeaf.objectID) }),
         ]
         for (name, probe) in refused {

@@ -58,6 +58,7 @@ import Testing
         Case(format: "SUBQUERY(tags, $e1, $e1.notes.@count > 10).@count > 0",
              swift: #Predicate { $0.tags.contains { $0.notes.count > 10 } }),
         Case(format: "ANY folder.notes.title == \"n3\"", swift: #Predicate { $0.folder?.notes.contains { $0.title == "n3" } == true }),
+        Case(format: "title == \"\" OR NOT subtitle == \"\"", swift: #Predicate { $0.title.isEmpty || !($0.subtitle?.isEmpty == true) }),
         Case(format: "TRUEPREDICATE", swift: #Predicate { _ in true }),
     ]
 
@@ -154,6 +155,20 @@ import Testing
             #expect(error?.entity == "Note", "\(name)")
             #expect(error?.message.contains("Cannot translate \(name) ") == true, "\(error?.message ?? "")")
         }
+    }
+
+    @Test func aRequestWithAnUntranslatablePartThrows() throws {
+        let predicate = #expect(throws: StrataError.self) {
+            try FetchRequest<Note>(predicate: #Predicate { $0.rating + 1 > 3 }, sortBy: [SortDescriptor(\.title)])
+        }
+        #expect(predicate?.code == .unsupportedPredicate)
+        let sort = #expect(throws: StrataError.self) {
+            try FetchRequest<Note>(predicate: #Predicate { $0.rating > 3 }, sortBy: [SortDescriptor(\.awakeFromFetchCount)])
+        }
+        #expect(sort?.code == .unsupportedPredicate)
+        let fine = try FetchRequest<Note>(predicate: #Predicate { $0.rating > 3 }, sortBy: [SortDescriptor(\.title)])
+        #expect(fine.predicate == (try ObjectPredicate("rating > 3")))
+        #expect(fine.sortKeys == [SortKey("title")])
     }
 
     @Test func sortDescriptorsMapToSortKeys() throws {

@@ -40,10 +40,14 @@ extension PredicateExpressions.KeyPath: StrataTranslatableExpression {
             if keyPath as AnyKeyPath == collection.strataIsEmptyKeyPath {
                 return .condition(t.comparison(ModelKeyPath(keys: base.keys + ["@count"], terminal: .count), .equalTo, .single(.integer(0))), optional: false)
             }
+        case .attribute(.string):
+            if keyPath as AnyKeyPath == \String.isEmpty {
+                return .condition(t.comparison(base, .equalTo, .single(.string(""))), optional: false)
+            }
         case .attribute, .count:
             break
         }
-        throw t.unsupported(self, "only a modelled property of an object, or count / isEmpty of a to-many relationship, can be read")
+        throw t.unsupported(self, "only a modelled property of an object, count / isEmpty of a to-many relationship, or isEmpty of a string can be read")
     }
 }
 
