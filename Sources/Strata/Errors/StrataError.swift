@@ -48,6 +48,10 @@ public struct StrataError: Error, CustomStringConvertible, Sendable {
         public static let storeTooNew = Code(rawValue: "storeTooNew")
         /// A predicate format string could not be parsed, or names an unknown key.
         public static let malformedPredicate = Code(rawValue: "malformedPredicate")
+        /// A Swift `#Predicate` or `SortDescriptor` uses an expression, a function or a key path
+        /// that has no equivalent in ``ObjectPredicate`` or ``SortKey`` (arithmetic, a computed
+        /// property, a ternary…); the message names it. See docs/predicates.md.
+        public static let unsupportedPredicate = Code(rawValue: "unsupportedPredicate")
         /// A stored value could not be decoded (e.g. a transformable attribute).
         public static let undecodableValue = Code(rawValue: "undecodableValue")
         /// A value could not be encoded for storage.

@@ -168,7 +168,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The stored value of the attribute at `index`.
     @usableFromInline final func attributeValue(at index: Int) -> PropertyValue {
         willAccess()
-        return index < attributeValues.count ? attributeValues[index] : .null
+        guard index < attributeValues.count else { return storageOwner?.valueOfMissingAttribute(self, at: index) ?? .null }
+        return attributeValues[index]
     }
 
     /// Stores `value` for the attribute at `index`, tracking the change.

@@ -42,6 +42,16 @@ final class ObjectConstruction {
         return Unmanaged<ObjectConstruction>.fromOpaque(raw).takeUnretainedValue()
     }
 
+    /// Runs `body` with no construction installed on this thread (a key-path probe made or
+    /// read inside an object's initialiser must not take that object's slots).
+    static func outside<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        let previous = pthread_getspecific(key)
+        guard previous != nil else { return try body() }
+        pthread_setspecific(key, nil)
+        defer { pthread_setspecific(key, previous) }
+        return try body()
+    }
+
     /// Constructs an object of `entity`'s class with a construction installed.
     static func make(_ entity: EntityDescription, _ creation: ObjectCreation, collectsDefaults: Bool) -> (ManagedObject, ObjectConstruction) {
         let construction = ObjectConstruction(entity: entity, collectsDefaults: collectsDefaults)

@@ -20,4 +20,12 @@ protocol ObjectOwner: AnyObject {
     /// find the loaded to-ones pointing at `id`'s object later (to-many memberships are filed on
     /// the member itself, see `ManagedObject.noteHeld(_:through:)`).
     func notePointer(to id: ObjectID, holder: ManagedObject, relationship: Int)
+    /// The value of attribute `index` of an object whose storage has no values (a fault whose
+    /// row could not be read, or a key-path probe): `.null` for a context; a key-path probe
+    /// (`KeyPathProbe`) records the read and answers a recognisable value.
+    func valueOfMissingAttribute(_ object: ManagedObject, at index: Int) -> PropertyValue
+}
+
+extension ObjectOwner {
+    func valueOfMissingAttribute(_ object: ManagedObject, at index: Int) -> PropertyValue { .null }
 }
