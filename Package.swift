@@ -66,15 +66,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Real servers for the tests (nginx with WebDAV, moto's S3) started on loopback and
-        // stopped afterwards; not a product.
+        // Real servers for the tests and the Sandbox's `--backend` (nginx with WebDAV, moto's
+        // S3) started on loopback and stopped afterwards; not a product.
         .target(name: "StrataTestServers", path: "Tests/StrataTestServers", swiftSettings: swiftSettings),
         // The Sandbox: scenarios, metrics, heartbeat and report in a library (so tests run
         // small-N scenarios in-process), and a thin executable that parses the command line.
         .target(
             name: "SandboxKit",
             dependencies: [
-                "Strata", "StrataStacks", "StrataFetchedResults", "StrataRandom", "StrataSync",
+                "Strata", "StrataStacks", "StrataFetchedResults", "StrataRandom", "StrataSync", "StrataSyncServers", "StrataTestServers",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -31,6 +31,9 @@ struct SandboxCommand: ParsableCommand {
     @Option(help: "Peers of the sync scenario (at least 2).")
     var peers = 3
 
+    @Option(help: "The sync scenario's cloud: local (a folder), webdav (nginx on loopback) or s3 (moto on loopback).")
+    var backend = "local"
+
     @Option(help: "Seed of the generated data.")
     var seed: UInt64 = 1
 
@@ -60,6 +63,9 @@ struct SandboxCommand: ParsableCommand {
         guard repeats > 0 else { throw ValidationError("--repeat must be at least 1") }
         guard batch > 0 else { throw ValidationError("--batch must be at least 1") }
         guard peers >= 2 else { throw ValidationError("--peers must be at least 2") }
+        guard SyncBackend(rawValue: backend) != nil else {
+            throw ValidationError("unknown backend \(backend): \(SyncBackend.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
     }
 
     /// Runs the async work while the main thread runs its run loop, which drains the main
@@ -77,6 +83,7 @@ struct SandboxCommand: ParsableCommand {
         options.batch = batch
         options.seed = seed
         options.peers = peers
+        options.syncBackend = SyncBackend(rawValue: backend) ?? .local
         options.progress = quiet ? .off : isatty(STDERR_FILENO) == 1 ? .live : .lines
         if options.progress == .live { options.progressLog = ProgressLog(style: .live, width: Self.terminalWidth()) }
         if stack != "all" {

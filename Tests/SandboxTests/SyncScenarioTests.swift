@@ -7,8 +7,9 @@ import Testing
 /// canonical dump with peer 0's and a new peer's), and its counts add up. Timings are only
 /// checked to be measured, never against a target.
 @Suite struct SyncScenarioTests {
-    static func run(_ kind: StackKind, objects: Int, peers: Int) async throws -> RunResult {
+    static func run(_ kind: StackKind, objects: Int, peers: Int, backend: SyncBackend = .local) async throws -> RunResult {
         var options = SandboxOptions()
+        options.syncBackend = backend
         options.objects = objects
         options.batch = 100
         options.peers = peers
@@ -44,6 +45,27 @@ import Testing
         #expect(result.objects == 300)
         #expect(result.objectsPerSecond > 0 && result.objectsPerSecond.isFinite)
         #expect(result.detail.contains("backlog: 303 objects from 2 files"))
+    }
+
+    /// The same run over each backend: the peers converge and the traffic is counted (calls
+    /// for every backend; HTTP requests and wire bytes for the servers).
+    @Test(arguments: SyncBackend.allCases)
+    func everyBackendConvergesAndCountsItsTraffic(_ backend: SyncBackend) async throws {
+        let result = try await Self.run(.hybrid, objects: 120, peers: 2, backend: backend)
+        #expect(result.check == "ok", "\(result.check)")
+        let counters = result.counters
+        #expect(counters["backlogChanges"] == 122)
+        #expect((counters["backlogCalls"] ?? 0) > 0)
+        #expect((counters["backlogBytesDown"] ?? 0) > 0)
+        #expect((counters["noOpCallsMax"] ?? 0) >= 1)
+        #expect((counters["cloudFiles"] ?? 0) > 0)
+        if backend == .local {
+            #expect(counters["backlogRequests"] == 0)
+        } else {
+            #expect((counters["backlogRequests"] ?? 0) > 0)
+            #expect((counters["noOpRequestsMax"] ?? 0) >= 1)
+        }
+        #expect(result.detail.contains("over \(backend.rawValue)"))
     }
 
     @Test func twoPeersAreEnough() async throws {

@@ -21,6 +21,8 @@ public struct SandboxOptions: Sendable {
     public var batch = 1000
     /// Peers of the `sync` scenario (at least 2).
     public var peers = 3
+    /// The cloud the `sync` scenario's peers share: a local folder, WebDAV or S3 on loopback.
+    public var syncBackend: SyncBackend = .local
     /// Seed of the source data.
     public var seed: UInt64 = 1
     /// How the hybrid stack brings import saves into main.

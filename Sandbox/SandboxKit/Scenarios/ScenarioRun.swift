@@ -37,10 +37,12 @@ public final class ScenarioRun: Sendable {
     public let peers: Int
     /// How the run's hybrid stack brings import saves into main (`--merge-mode`).
     public let importMergeMode: ImportMergeMode
+    /// The cloud of the `sync` scenario (`--backend`).
+    public let syncBackend: SyncBackend
 
     init(stack: (any CoreStack)?, storeURL: URL, model: ObjectModel, data: SourceData, batch: Int, variant: String?,
          scratch: ScratchDirectory, log: ProgressLog, label: String, progress: ProgressCounter = ProgressCounter(),
-         peers: Int = 3, importMergeMode: ImportMergeMode = .everySave) {
+         peers: Int = 3, importMergeMode: ImportMergeMode = .everySave, syncBackend: SyncBackend = .local) {
         self.stack = stack
         self.storeURL = storeURL
         self.model = model
@@ -53,6 +55,7 @@ public final class ScenarioRun: Sendable {
         self.progress = progress
         self.peers = peers
         self.importMergeMode = importMergeMode
+        self.syncBackend = syncBackend
     }
 
     /// Objects to handle (`--objects`).

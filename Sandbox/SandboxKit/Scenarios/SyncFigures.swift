@@ -19,6 +19,8 @@ struct SyncFigures: Sendable {
         var report = Counts()
         var seconds = 0.0
         var stalls: StallSummary?
+        /// The cloud calls, requests and bytes of the sync.
+        var traffic = SyncTraffic()
         /// Seconds from each phase's start to the next (`savingToStore` includes exporting
         /// what the merge's save changed beyond the state, `compacting` writing a baseline).
         var phases: [(String, Double)] = []
@@ -28,8 +30,9 @@ struct SyncFigures: Sendable {
         /// The phases as `name s` pairs.
         var phaseText: String { phases.map { "\($0.0) \(String(format: "%.3f", $0.1))" }.joined(separator: ", ") }
 
-        init(report: SyncReport, seconds: Double, stalls: StallSummary, phases: [(String, Double)]) {
+        init(report: SyncReport, seconds: Double, stalls: StallSummary, phases: [(String, Double)], traffic: SyncTraffic) {
             self.phases = phases
+            self.traffic = traffic
             self.report = Counts(objectsWritten: report.objectsWritten, mergedRecords: report.mergedRecords, mergedFiles: report.mergedFiles)
             self.seconds = seconds
             self.stalls = stalls
@@ -42,11 +45,15 @@ struct SyncFigures: Sendable {
     var peers: Int
     /// How merges reach the stack's main context.
     var route: String
+    /// `--backend`.
+    var backend: String
     var inserts = Merge()
     var updates = Merge()
     var localBooks = 0
     var noOpSeconds: [Double] = []
     var noOpListings = 0
+    /// The most calls, requests and bytes one no-op sync made (each figure its own maximum).
+    var noOpTraffic = SyncTraffic()
     /// Files and objects the no-op syncs merged (0 expected).
     var noOpMerged = 0
     var cloud: (bytes: Int, files: Int) = (0, 0)
@@ -64,9 +71,10 @@ struct SyncFigures: Sendable {
     var firstSyncBooks = 0
     var capture = SyncCaptureCost()
 
-    init(peers: Int, route: String) {
+    init(peers: Int, route: String, backend: String) {
         self.peers = peers
         self.route = route
+        self.backend = backend
     }
 
     var noOpP50: Double { noOpSeconds.isEmpty ? 0 : noOpSeconds.sorted()[noOpSeconds.count / 2] }
@@ -92,6 +100,12 @@ struct SyncFigures: Sendable {
             "noOpP50Micros": Int(noOpP50 * 1e6),
             "noOpMaxMicros": Int(noOpMax * 1e6),
             "noOpListingsMax": noOpListings,
+            "noOpCallsMax": noOpTraffic.calls,
+            "noOpRequestsMax": noOpTraffic.requests,
+            "backlogCalls": inserts.traffic.calls,
+            "backlogRequests": inserts.traffic.requests,
+            "backlogBytesDown": inserts.traffic.bytesDown,
+            "backlogBytesUp": inserts.traffic.bytesUp,
             "cloudBytes": cloud.bytes,
             "cloudFiles": cloud.files,
             "cloudBytesAfterBaseline": cloudAfterBaseline.bytes,
@@ -115,12 +129,13 @@ struct SyncFigures: Sendable {
     var detail: String {
         let f = { (value: Double, digits: Int) in String(format: "%.\(digits)f", value) }
         let mb = { (bytes: UInt64) in f(Double(bytes) / 1_048_576, 1) }
+        let requests = { (traffic: SyncTraffic) in traffic.hasRequests ? "\(traffic.requests) requests" : "\(traffic.calls) calls" }
         return [
-            "\(peers) peers",
-            "backlog: \(inserts.report.objectsWritten) objects from \(inserts.report.mergedFiles) files in \(f(inserts.seconds, 3)) s = \(Int(inserts.changesPerSecond)) changes/s (target >= 50000) [\(inserts.phaseText)]",
+            "\(peers) peers over \(backend)",
+            "backlog: \(inserts.report.objectsWritten) objects from \(inserts.report.mergedFiles) files in \(f(inserts.seconds, 3)) s = \(Int(inserts.changesPerSecond)) changes/s (target >= 50000; >= 20000 over webdav at 20000), \(requests(inserts.traffic)), \(inserts.traffic.bytesDown) bytes down [\(inserts.phaseText)]",
             "updates: \(updates.report.objectsWritten) in \(f(updates.seconds, 3)) s = \(Int(updates.changesPerSecond))/s [\(updates.phaseText)]",
             "main max stall during the merges \(f(mergeStallMaxMs, 1)) ms (target < 16 on hybrid)",
-            "no-op sync p50 \(f(noOpP50 * 1000, 2)) ms, max \(f(noOpMax * 1000, 2)) ms over \(noOpSeconds.count) (target <= 20), \(noOpListings) listings (target <= 4)",
+            "no-op sync p50 \(f(noOpP50 * 1000, 2)) ms, max \(f(noOpMax * 1000, 2)) ms over \(noOpSeconds.count) (target <= 20; <= 50 over webdav), \(noOpListings) listings, at most \(requests(noOpTraffic)) (target <= 4)",
             "cloud \(cloud.bytes) bytes in \(cloud.files) files, \(cloudAfterBaseline.bytes) in \(cloudAfterBaseline.files) after the baseline",
             "compacting peer's first sync \(f(compactorSeconds, 2)) s",
             "new peer's first sync from the baseline \(f(firstSyncSeconds, 2)) s, peak RSS \(mb(firstSyncPeakRSS)) MB (\(firstSyncPeakScope); \(mb(firstSyncRSSAtStart)) MB at its start) (targets 10 s, 300 MB at 100000)",

@@ -5,8 +5,10 @@ import StrataSync
 
 /// `sync`: `--peers` devices, each on the chosen stack with its own store, sync `--objects`
 /// books (and their authors, one per 100 books, named across peers by their `index`)
-/// through a ``LocalCloudFileSystem`` in a temporary folder. The run's own stack is peer 0,
-/// the one measured; the other peers make the changes:
+/// through the `--backend` cloud (``SyncBackend``: a folder in the scratch directory, or a
+/// WebDAV or S3 server on loopback started for the run). Every cloud call is counted
+/// (``CountingCloudFileSystem``), and a server backend's HTTP requests and bytes too. The run's
+/// own stack is peer 0, the one measured; the other peers make the changes:
 ///
 /// 1. Peers 1… insert a share of the books each and sync; peer 0 merges that backlog in one
 ///    sync (the run's rate: books per second; `backlogChangesPerSecond` counts authors too),
@@ -14,8 +16,9 @@ import StrataSync
 ///    and the UI's fetched list refreshed.
 /// 2. The others catch up; peer 1 re-rates every book; peer 0 merges those updates (same heartbeat).
 /// 3. Two quiescent rounds; every peer's canonical dump must be the same (`check`).
-/// 4. ``noOpSyncs`` syncs with nothing new on peer 0: latency p50 / max, listings per sync.
-/// 5. Bytes and files in the cloud folder.
+/// 4. ``noOpSyncs`` syncs with nothing new on peer 0: latency p50 / max, listings, calls and
+///    requests per sync.
+/// 5. Bytes and files in the cloud (listed through the backend).
 /// 6. A compacting peer attaches and syncs with `baselineEventThreshold = 0` (it writes a
 ///    baseline and removes the event files it holds); then, with peers 1… closed, a new peer
 ///    on the stack attaches and makes its first sync from that baseline: time and peak RSS.
@@ -26,10 +29,11 @@ import StrataSync
 /// For example:
 /// ```swift
 /// swift run -c release Sandbox --scenario sync --stack hybrid --objects 20000 --peers 3
+/// swift run -c release Sandbox --scenario sync --stack hybrid --objects 20000 --backend webdav
 /// ```
 public struct SyncScenario: Scenario {
     public static let name = "sync"
-    public static let summary = "--peers devices sync books through a local folder: a backlog's merge rate, no-op syncs, cloud bytes, main-queue stalls, a new peer's first sync, capture cost"
+    public static let summary = "--peers devices sync books through --backend (a folder, WebDAV, S3): a backlog's merge rate, requests and bytes, no-op syncs, main-queue stalls, a new peer's first sync, capture cost"
     public static let recordsHistory = true
     /// Syncs with nothing new that step 4 times.
     public static let noOpSyncs = 20
@@ -39,9 +43,9 @@ public struct SyncScenario: Scenario {
     public func perform(_ run: ScenarioRun) async throws -> ScenarioOutcome {
         guard run.peers >= 2 else { throw SandboxError("sync needs at least 2 peers (--peers), got \(run.peers)") }
         let stack = try run.requireStack()
-        let cloudURL = run.scratch.newFile("sync-cloud").deletingPathExtension()
-        try FileManager.default.createDirectory(at: cloudURL, withIntermediateDirectories: true)
-        let cloud = LocalCloudFileSystem(rootDirectory: cloudURL)
+        let server = try await SyncCloud.start(run.syncBackend, scratch: run.scratch)
+        defer { server.stop() }
+        let cloud = server.cloud
         let local = try await SyncScenarioPeer(name: "peer-0", stack: stack, cloud: cloud)
         var remote: [SyncScenarioPeer] = []
         for i in 1..<run.peers {
@@ -50,7 +54,7 @@ public struct SyncScenario: Scenario {
             remote.append(try await SyncScenarioPeer(name: "peer-\(i)", stack: other, cloud: cloud))
         }
         defer { for peer in remote { peer.close() } }
-        var figures = SyncFigures(peers: run.peers, route: local.route)
+        var figures = SyncFigures(peers: run.peers, route: local.route, backend: run.syncBackend.rawValue)
         for peer in [local] + remote { try await peer.ensemble.attach() }
 
         // 1. The remote backlog of inserts.
@@ -62,14 +66,14 @@ public struct SyncScenario: Scenario {
             try await peer.ensemble.sync()
         }
         run.step(0, of: 1, "merging the backlog")
-        figures.inserts = try await Self.measuredSync(local)
+        figures.inserts = try await Self.measuredSync(local, server: server)
 
         // 2. The remote backlog of updates.
         for peer in remote { try await peer.ensemble.sync() }
         _ = try await remote[0].bumpRatings(batch: run.batch)
         try await remote[0].ensemble.sync()
         run.step(0, of: 1, "merging the updates")
-        figures.updates = try await Self.measuredSync(local)
+        figures.updates = try await Self.measuredSync(local, server: server)
 
         // 3. Quiescence and convergence.
         for _ in 0..<2 { for peer in [local] + remote { try await peer.ensemble.sync() } }
@@ -81,17 +85,19 @@ public struct SyncScenario: Scenario {
         // 4. Syncs with nothing new.
         run.step(0, of: Self.noOpSyncs, "no-op syncs")
         for i in 0..<Self.noOpSyncs {
+            let traffic = server.traffic
             let began = ContinuousClock.now
             let report = try await local.ensemble.sync()
             figures.noOpSeconds.append((ContinuousClock.now - began).sandboxSeconds)
             figures.noOpListings = max(figures.noOpListings, report.listings)
+            figures.noOpTraffic = figures.noOpTraffic.largest(server.traffic - traffic)
             figures.noOpMerged += report.mergedFiles + report.objectsWritten
             run.step(i + 1, of: Self.noOpSyncs, "no-op syncs")
         }
 
         // 5. The cloud.
-        figures.cloud = Self.folderSize(cloudURL)
-        figures.eventFiles = Self.folderSize(cloudURL.appending(path: "SandboxSync/events")).files
+        figures.cloud = try await server.census()
+        figures.eventFiles = try await server.census(of: "SandboxSync/events").files
 
         // 6. A compacting peer writes a baseline; a new peer's first sync reads it.
         run.step(0, of: 1, "compacting into a baseline")
@@ -107,8 +113,8 @@ public struct SyncScenario: Scenario {
         figures.compactorSeconds = (ContinuousClock.now - began).sandboxSeconds
         figures.wroteBaseline = compacted.wroteBaseline
         compactor.close()
-        figures.cloudAfterBaseline = Self.folderSize(cloudURL)
-        figures.eventFilesAfterBaseline = Self.folderSize(cloudURL.appending(path: "SandboxSync/events")).files
+        figures.cloudAfterBaseline = try await server.census()
+        figures.eventFilesAfterBaseline = try await server.census(of: "SandboxSync/events").files
         for peer in remote { peer.close() }
         remote.removeAll()
 
@@ -151,7 +157,7 @@ public struct SyncScenario: Scenario {
 
     /// One sync of `peer`, timed, with a heartbeat on the main queue from before the sync
     /// until its save has reached main and main has run what it queued (the list's refetch).
-    static func measuredSync(_ peer: SyncScenarioPeer) async throws -> SyncFigures.Merge {
+    static func measuredSync(_ peer: SyncScenarioPeer, server: SyncCloud) async throws -> SyncFigures.Merge {
         let merges = peer.mergesIntoMain
         let activity = await peer.ensemble.activity()
         // The sync's phases as they begin, timed from the sync's start (where the time goes).
@@ -168,27 +174,16 @@ public struct SyncScenario: Scenario {
         }
         let heartbeat = Heartbeat()
         heartbeat.start()
+        let traffic = server.traffic
         let began = ContinuousClock.now
         let report = try await peer.ensemble.sync()
         let seconds = (ContinuousClock.now - began).sandboxSeconds
+        let moved = server.traffic - traffic
         let marks = await phases.value
         let phaseSeconds = zip(marks, marks.dropFirst()).map { ($0.0, ($1.1 - $0.1).sandboxSeconds) }
         await peer.settleMain(mergesBefore: merges)
         try? await Task.sleep(for: .milliseconds(20))   // the list's refetch, queued on main after the merge
         _ = try? await peer.stack.mainContext.perform { () }
-        return SyncFigures.Merge(report: report, seconds: seconds, stalls: heartbeat.stop(), phases: phaseSeconds)
-    }
-
-    /// Bytes and files under `url`.
-    static func folderSize(_ url: URL) -> (bytes: Int, files: Int) {
-        var bytes = 0, files = 0
-        let keys: [URLResourceKey] = [.fileSizeKey, .isRegularFileKey]
-        guard let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: keys) else { return (0, 0) }
-        for case let file as URL in enumerator {
-            guard let values = try? file.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
-            bytes += values.fileSize ?? 0
-            files += 1
-        }
-        return (bytes, files)
+        return SyncFigures.Merge(report: report, seconds: seconds, stalls: heartbeat.stop(), phases: phaseSeconds, traffic: moved)
     }
 }
