@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of the four library modules (Strata, StrataStacks,
-# StrataFetchedResults, StrataSync) with warnings treated as errors: a broken ``symbol`` or
+# Builds the DocC documentation of the five library modules (Strata, StrataStacks,
+# StrataFetchedResults, StrataSync, StrataSyncServers) with warnings treated as errors: a broken ``symbol`` or
 # <doc:article> link fails the build. Before building it checks that the Sandbox tables of
 # docs/ are what their stored runs give (scripts/docs-tables.py --check) and that the
 # catalogs' articles are what docs/ gives (scripts/docs-articles.sh --check); after, that
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 python3 scripts/docs-tables.py --check
 scripts/docs-articles.sh --check
 
-modules=(Strata StrataStacks StrataFetchedResults StrataSync)
+modules=(Strata StrataStacks StrataFetchedResults StrataSync StrataSyncServers)
 targets=()
 for module in "${modules[@]}"; do
     targets+=(--target "$module")

@@ -7,21 +7,21 @@ public import Foundation
 /// - **Scheme.** AES-256-GCM with a fresh random 96-bit nonce for every upload. The key comes
 ///   from the password through scrypt (``KeyDerivationCost``) and a random salt kept in a key
 ///   file at the root, `strata-encryption-key-<id>`, which also holds the scrypt parameters
-///   and a key check, so a wrong password is ``SyncError/Code/wrongPassword`` at the first
+///   and a key check, so a wrong password is `SyncError/Code/wrongPassword` at the first
 ///   call (``connect()`` for an ensemble), before anything is read or merged.
 /// - **Integrity.** The file's cloud path is authenticated with its bytes: a file changed, cut
-///   short, or moved or copied under another name is ``SyncError/Code/corruptFile`` (an
+///   short, or moved or copied under another name is `SyncError/Code/corruptFile` (an
 ///   ensemble skips it and reports it in `SyncReport.skippedFiles`). A file of a later
-///   format is ``SyncError/Code/fromTheFuture``.
+///   format is `SyncError/Code/fromTheFuture`.
 /// - **What stays readable.** File and directory names, sizes (each file is
 ///   ``overhead`` bytes longer than its contents), and when files are written. An ensemble's
 ///   names hold no user data: the ensemble's identifier, peer identifiers, counters and file
 ///   kinds.
-/// - **Contract.** The whole ``CloudFileSystem`` contract holds through the wrapper: listings
+/// - **Contract.** The whole `CloudFileSystem` contract holds through the wrapper: listings
 ///   give the plaintext size of each file, ``limits`` are the wrapped store's with the
 ///   overhead taken off `maxFileSize`, and errors are the wrapped store's `SyncError`s.
 ///   Names at the root starting with `strata-encryption-key-` are the key files': listings
-///   leave them out and every call on them is refused (``SyncError/Code/unsafeName``).
+///   leave them out and every call on them is refused (`SyncError/Code/unsafeName`).
 ///
 /// The key is derived once per instance; keep one instance per cloud and password. Nothing
 /// the wrapper logs, prints or throws holds the password or a key.
@@ -63,7 +63,7 @@ public final class EncryptedCloudFileSystem: CloudFileSystem, CustomStringConver
     }
 
     /// Connects the wrapped store, then lists the key files: creates one on an empty cloud,
-    /// opens those not opened yet (``SyncError/Code/wrongPassword`` if the password does not
+    /// opens those not opened yet (`SyncError/Code/wrongPassword` if the password does not
     /// open one) and picks the key new files are sealed with.
     public func connect() async throws {
         try await wrapped.connect()

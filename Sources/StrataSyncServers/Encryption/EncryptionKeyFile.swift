@@ -19,8 +19,8 @@ import StrataSync
 ///
 /// scrypt turns the password and salt into 32 bytes; HKDF-SHA-256 splits them into the file
 /// key and the check key. The key check is sealed with the check key, authenticating bytes
-/// 0..<49, so a wrong password fails to open it (``SyncError/Code/wrongPassword``) while a
-/// damaged file fails the unkeyed checksum first (``SyncError/Code/corruptFile``).
+/// 0..<49, so a wrong password fails to open it (`SyncError/Code/wrongPassword`) while a
+/// damaged file fails the unkeyed checksum first (`SyncError/Code/corruptFile`).
 struct EncryptionKeyFile: Sendable {
     static let namePrefix = "strata-encryption-key-"
     static let magic: [UInt8] = Array("SKEY".utf8)
@@ -112,7 +112,7 @@ struct EncryptionKeyFile: Sendable {
     }
 
     /// Derives the file key from `password` (slow: scrypt), checking it against the key
-    /// check. Throws ``SyncError/Code/wrongPassword`` when the check does not open.
+    /// check. Throws `SyncError/Code/wrongPassword` when the check does not open.
     func unlock(with password: EncryptionPassword, path: CloudPath) throws(SyncError) -> SymmetricKey {
         let bytes = [UInt8](encoded)
         let keys = try Self.derive(password, salt: salt, cost: cost)

@@ -15,7 +15,7 @@ import StrataSync
 /// (every `connect()`, that is every sync): after a race, peers may seal with two keys until
 /// each has connected once more, then all seal with one. Every listed key file must open with
 /// the password; one that does not (a peer with another password on a store whose listing
-/// lagged) makes every call fail with ``SyncError/Code/wrongPassword`` until it is removed.
+/// lagged) makes every call fail with `SyncError/Code/wrongPassword` until it is removed.
 /// A damaged key file is passed over; when no key file opens and some are damaged, a new one
 /// is written.
 actor EncryptionKeyring: CustomReflectable {

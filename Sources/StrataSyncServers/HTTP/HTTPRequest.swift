@@ -10,7 +10,7 @@ struct HTTPRequest: Sendable {
     /// Headers besides credentials (an ``HTTPAuthorizer`` adds those on each hop).
     var headers = HTTPHeaders()
     var body: Data?
-    /// The largest response body accepted (``SyncError/Code/tooLarge`` above it).
+    /// The largest response body accepted (`SyncError/Code/tooLarge` above it).
     var maxResponseBytes = 16 << 20
     /// Whether the transport follows `3xx` answers itself; when false they are returned.
     var followsRedirects = true
@@ -52,7 +52,7 @@ protocol HTTPAuthorizer: Sendable {
     func learn(from response: HTTPResponse) -> Bool
 }
 
-/// An HTTP status a backend did not expect, as the `underlying` error of a ``SyncError``.
+/// An HTTP status a backend did not expect, as the `underlying` error of a `SyncError`.
 /// Holds no header and no credential.
 struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
     var status: Int

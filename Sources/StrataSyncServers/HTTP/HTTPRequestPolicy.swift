@@ -4,7 +4,7 @@
 /// A request is retried — at most ``maxAttempts`` times in all — after a network error, a
 /// `5xx` (except `507`) or a `429`; the wait doubles from ``backoffBase`` up to
 /// ``backoffCap``, with random jitter, and a server's `Retry-After` is honoured up to
-/// ``retryAfterCap``. A `401` or `403` is never retried (``SyncError/Code/authenticationFailed``).
+/// ``retryAfterCap``. A `401` or `403` is never retried (`SyncError/Code/authenticationFailed`).
 ///
 /// For example:
 /// ```swift

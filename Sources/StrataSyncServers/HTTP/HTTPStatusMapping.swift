@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which statuses are retried, and the ``SyncError`` every other failing status becomes.
+/// Which statuses are retried, and the `SyncError` every other failing status becomes.
 enum HTTPStatusMapping {
     /// `408`, `425`, `429` and every `5xx` except `501` (not implemented), `505` and `507`
     /// (insufficient storage): a later attempt may succeed.
@@ -14,13 +14,13 @@ enum HTTPStatusMapping {
     }
 
     /// The typed error for `status`:
-    /// - `401`, `403`: ``SyncError/Code/authenticationFailed`` (never retried);
-    /// - `404`, `410`: ``SyncError/Code/notFound``;
-    /// - `409`: ``SyncError/Code/notFound`` — in WebDAV, a parent collection is missing;
-    /// - `405`: ``SyncError/Code/typeMismatch`` — in WebDAV, the method does not apply to
+    /// - `401`, `403`: `SyncError/Code/authenticationFailed` (never retried);
+    /// - `404`, `410`: `SyncError/Code/notFound`;
+    /// - `409`: `SyncError/Code/notFound` — in WebDAV, a parent collection is missing;
+    /// - `405`: `SyncError/Code/typeMismatch` — in WebDAV, the method does not apply to
     ///   this kind of resource (a collection where a file is expected, or the reverse);
-    /// - `413`: ``SyncError/Code/tooLarge``;
-    /// - anything else (`412`, `423`, `507`, other `4xx` and `5xx`): ``SyncError/Code/backendFailure``.
+    /// - `413`: `SyncError/Code/tooLarge`;
+    /// - anything else (`412`, `423`, `507`, other `4xx` and `5xx`): `SyncError/Code/backendFailure`.
     static func error(for status: Int, method: String, url: URL, path: String?) -> SyncError {
         let cause = HTTPStatusError(status: status, method: method, url: HTTPOrigin.redacted(url))
         let code: SyncError.Code

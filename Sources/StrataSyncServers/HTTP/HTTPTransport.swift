@@ -7,7 +7,7 @@ import Synchronization
 /// Sends ``HTTPRequest``s over one AsyncHTTPClient `HTTPClient` (so connections are reused):
 /// a deadline on every attempt, bounded retries with backoff and jitter, redirects followed
 /// here (credentials only on the origin the request began with), statuses mapped to
-/// ``SyncError``s, and counters of what went over the wire.
+/// `SyncError`s, and counters of what went over the wire.
 ///
 /// Nothing it logs or throws holds a header or a credential.
 ///
@@ -51,7 +51,7 @@ final class HTTPTransport: Sendable {
     var transferCounters: HTTPTransferCounters { counters.withLock { $0 } }
 
     /// Sends `request`, following redirects and retrying as the policy says; returns a `2xx`
-    /// answer or one of `passStatuses`, and throws a ``SyncError`` for anything else.
+    /// answer or one of `passStatuses`, and throws a `SyncError` for anything else.
     func send(_ request: HTTPRequest, authorizer: (any HTTPAuthorizer)? = nil) async throws -> HTTPResponse {
         let origin = HTTPOrigin(request.url)
         var current = request
@@ -149,7 +149,7 @@ final class HTTPTransport: Sendable {
 }
 
 /// A network failure (connection refused or dropped, a timeout) as the `underlying` error of
-/// a ``SyncError``; its text is the client's error, which holds no header.
+/// a `SyncError`; its text is the client's error, which holds no header.
 struct HTTPNetworkError: Error, Sendable, CustomStringConvertible {
     var description: String
     init(_ error: any Error) { description = String(describing: error) }

@@ -14,8 +14,8 @@ extension S3CloudFileSystem {
     }
 
     /// `ListObjectsV2` of `key/` with the `/` delimiter, page by page; markers are not entries,
-    /// keys no ``CloudName`` can hold are left out. An empty answer without a marker is
-    /// ``SyncError/Code/notFound`` (or ``SyncError/Code/typeMismatch`` when a file has the key).
+    /// keys no `CloudName` can hold are left out. An empty answer without a marker is
+    /// `SyncError/Code/notFound` (or `SyncError/Code/typeMismatch` when a file has the key).
     public func contentsOfDirectory(at path: CloudPath) async throws -> [CloudItem] {
         let client = try client
         let prefix = client.address.directoryPrefix(for: path)
@@ -124,7 +124,7 @@ extension S3CloudFileSystem {
         throw SyncError(.backendFailure, "the server still lists objects under the directory after deleting them", path: path.rawValue)
     }
 
-    /// Throws ``SyncError/Code/notFound`` unless `directory` exists (its marker, or any key
+    /// Throws `SyncError/Code/notFound` unless `directory` exists (its marker, or any key
     /// under it).
     private func requireDirectory(_ directory: CloudPath, client: S3Client, for path: CloudPath) async throws {
         if directory.isRoot { return }

@@ -1,13 +1,13 @@
 public import Foundation
 
-/// A ``CloudFileSystem`` in a bucket of an S3-compatible object store: AWS S3, MinIO,
+/// A `CloudFileSystem` in a bucket of an S3-compatible object store: AWS S3, MinIO,
 /// Cloudflare R2, Backblaze B2, Ceph, moto.
 ///
 /// Requests are signed with AWS Signature Version 4 and sent over AsyncHTTPClient with a
 /// timeout on each, bounded retries with backoff for `5xx`, `429` and network errors, and no
-/// retry for refused credentials (``SyncError/Code/authenticationFailed``).
+/// retry for refused credentials (`SyncError/Code/authenticationFailed`).
 ///
-/// **Paths and directories.** A ``CloudPath`` is a key under the optional `prefix`
+/// **Paths and directories.** A `CloudPath` is a key under the optional `prefix`
 /// (`prefix/MainStore/events/0001…`). S3 has no directories, so:
 ///
 /// - a directory exists when some key starts with its name and `/`;
@@ -15,7 +15,7 @@ public import Foundation
 ///   each missing parent, so an empty directory exists and stays when its last file goes
 ///   (the choice most S3 tools make; the markers are never listed as entries);
 /// - a file in the way of a directory, or a directory in the way of a file, is
-///   ``SyncError/Code/typeMismatch``, checked before writing, as in the other backends;
+///   `SyncError/Code/typeMismatch`, checked before writing, as in the other backends;
 /// - listings use `ListObjectsV2` with the `/` delimiter, page by page (continuation tokens);
 /// - removing a directory deletes every key under its prefix, a page of `DeleteObjects` at a
 ///   time; removing a missing item succeeds.
@@ -64,7 +64,7 @@ public struct S3CloudFileSystem: CloudFileSystem, CustomStringConvertible, Custo
     ///   - policy: timeouts, retries and backoff of each request.
     ///
     /// A bad endpoint or bucket name does not throw here: every call then throws
-    /// ``SyncError/Code/notConnected`` saying what is wrong, starting with ``connect()``.
+    /// `SyncError/Code/notConnected` saying what is wrong, starting with ``connect()``.
     ///
     /// ```swift
     /// let r2 = S3CloudFileSystem(endpoint: URL(string: "https://ACCOUNT.r2.cloudflarestorage.com")!,
@@ -121,8 +121,8 @@ public struct S3CloudFileSystem: CloudFileSystem, CustomStringConvertible, Custo
 
     /// Checks the bucket exists and the keys are accepted (`HeadBucket`).
     ///
-    /// Throws ``SyncError/Code/notConnected`` for a missing bucket, a wrong endpoint or
-    /// region, or an unusable configuration, and ``SyncError/Code/authenticationFailed`` for
+    /// Throws `SyncError/Code/notConnected` for a missing bucket, a wrong endpoint or
+    /// region, or an unusable configuration, and `SyncError/Code/authenticationFailed` for
     /// refused keys.
     public func connect() async throws {
         let client = try client

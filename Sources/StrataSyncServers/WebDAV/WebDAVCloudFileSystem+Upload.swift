@@ -5,7 +5,7 @@ extension WebDAVCloudFileSystem {
     /// into place. The move first asks not to overwrite (`Overwrite: F`), so a new file — the
     /// common case, change files are named once — costs two requests; when something is
     /// there, a depth-0 `PROPFIND` makes sure it is a file (a folder is
-    /// ``SyncError/Code/typeMismatch``, never replaced) before moving with `Overwrite: T`.
+    /// `SyncError/Code/typeMismatch`, never replaced) before moving with `Overwrite: T`.
     ///
     /// ```swift
     /// try await cloud.upload(Data("hello".utf8), to: try CloudPath("MainStore/events/greeting"))

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// A ``CloudFileSystem`` on a WebDAV server: Nextcloud, ownCloud, Apache `mod_dav`, nginx
+/// A `CloudFileSystem` on a WebDAV server: Nextcloud, ownCloud, Apache `mod_dav`, nginx
 /// with its dav modules, a NAS.
 ///
 /// Everything lives under `baseURL` (a folder that must exist; ``connect()`` checks it):
@@ -13,13 +13,13 @@ public import Foundation
 /// - **Credentials**: Basic auth on every request; when the server answers `401` with a
 ///   Digest challenge, Digest (RFC 7616, MD5 or SHA-256, `qop=auth`) from then on. Use
 ///   `https` for a server off the machine: Basic sends the password in the clear otherwise.
-///   A refused password is ``SyncError/Code/authenticationFailed``, never retried.
+///   A refused password is `SyncError/Code/authenticationFailed`, never retried.
 /// - **Names** are percent-encoded on the way out and decoded on the way in. An `href` in a
 ///   listing that points outside the listed folder — another host, port or scheme, a `..` or
 ///   `.` segment, another path prefix, a deeper path — is left out of the listing (like an
-///   unsafe name: it cannot be addressed by a ``CloudPath``, and one hostile entry does not
+///   unsafe name: it cannot be addressed by a `CloudPath`, and one hostile entry does not
 ///   stop a sync from reading the good ones); a depth-0 answer about another address is
-///   ``SyncError/Code/unsafeName``.
+///   `SyncError/Code/unsafeName`.
 /// - **Redirects** are followed (at most ``HTTPRequestPolicy/maxRedirects``); credentials are
 ///   sent only while the request stays on the base URL's scheme, host and port.
 /// - **Network**: one HTTP client with connection reuse, a deadline on every request, and
@@ -84,8 +84,8 @@ public final class WebDAVCloudFileSystem: CloudFileSystem {
     public func shutdown() async { await transport.shutdown() }
 
     /// Checks that the base folder exists and the credentials work.
-    /// Throws ``SyncError/Code/authenticationFailed`` for refused credentials and
-    /// ``SyncError/Code/notConnected`` for anything else.
+    /// Throws `SyncError/Code/authenticationFailed` for refused credentials and
+    /// `SyncError/Code/notConnected` for anything else.
     ///
     /// ```swift
     /// do { try await cloud.connect() }

@@ -38,7 +38,7 @@ final class WebDAVMultiStatus: NSObject, XMLParserDelegate {
         var sawOKPropstat = false
     }
 
-    /// The responses in `data`; throws ``SyncError/Code/backendFailure`` when it is not a
+    /// The responses in `data`; throws `SyncError/Code/backendFailure` when it is not a
     /// well-formed multistatus document.
     static func parse(_ data: Data, path: String?) throws -> [WebDAVEntry] {
         let delegate = WebDAVMultiStatus()

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Maps ``CloudPath``s to URLs under a WebDAV base URL and back, refusing anything the
+/// Maps `CloudPath`s to URLs under a WebDAV base URL and back, refusing anything the
 /// server names outside it.
 ///
 /// Names are percent-encoded on the way out (everything but RFC 3986's unreserved

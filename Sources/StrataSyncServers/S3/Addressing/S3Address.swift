@@ -1,7 +1,7 @@
 public import Foundation
 public import StrataSync
 
-/// Where the objects of one bucket live and how a ``CloudPath`` becomes an S3 key and a URL.
+/// Where the objects of one bucket live and how a `CloudPath` becomes an S3 key and a URL.
 ///
 /// A path's key is the optional ``prefix`` and the path's names joined with `/`
 /// (`prefix/MainStore/events/0001…`); a directory's key prefix is its key and a `/`. In a URL

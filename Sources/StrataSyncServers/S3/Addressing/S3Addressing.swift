@@ -4,7 +4,7 @@
 ///   servers; also accepted by Cloudflare R2 and Backblaze B2.
 /// - ``virtualHost``: `https://bucket.host/key` — what AWS wants (path style is deprecated
 ///   there) and what a bucket name with dots cannot use over TLS.
-/// - ``virtualHost(connectingTo:)``: virtual-host names in the URL and the `Host` header, but
+/// - ``virtualHostConnectingTo(_:)``: virtual-host names in the URL and the `Host` header, but
 ///   the connection goes to another host, as `curl --resolve` does: for a server on loopback
 ///   or in a test, where `bucket.host` has no DNS entry.
 ///

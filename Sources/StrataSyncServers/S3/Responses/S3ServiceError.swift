@@ -2,7 +2,7 @@ import Foundation
 
 /// An error answer of an S3-compatible server: the HTTP status and, when the body holds one,
 /// the `<Error>` document's `Code`, `Message` and `RequestId`. It is the `underlying` error of
-/// the ``SyncError`` a call throws; ``syncError(path:)`` maps it to a typed code.
+/// the `SyncError` a call throws; ``syncError(path:)`` maps it to a typed code.
 ///
 /// For example:
 /// ```swift
@@ -62,7 +62,7 @@ public struct S3ServiceError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// The typed error for this answer:
     ///
-    /// | S3 code / status | ``SyncError/Code`` |
+    /// | S3 code / status | `SyncError/Code` |
     /// |---|---|
     /// | `NoSuchKey`, 404 without a code | `notFound` |
     /// | `NoSuchBucket` | `notConnected` |
