@@ -104,9 +104,10 @@ import Testing
         #expect(try await a.dump() == b.dump())
     }
 
-    @Test func threePeersConvergeOverALocalFolder() async throws {
-        let folder = TemporaryFolder("cloud")
-        let cloud = LocalCloudFileSystem(rootDirectory: folder.url)
+    @Test(arguments: Backend.allCases)
+    func threePeersConverge(_ backend: Backend) async throws {
+        let (cloud, folder) = try backend.make()
+        defer { _ = folder }
         let model = try SyncTestModel.make()
         var peers: [SyncPeer] = []
         for name in ["a", "b", "c"] { peers.append(try await SyncPeer(name, cloud: cloud, model: model)) }

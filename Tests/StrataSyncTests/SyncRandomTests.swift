@@ -35,28 +35,22 @@ import Testing
         }
     }
 
-    @Test func threePeersOverWebDAVConvergeToTheOracle() async throws {
-        for seed in SyncRunSettings.seeds(1, longCount: 4, first: 9_500) {
-            var settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? 600 : 40, baselineEventThreshold: 8)
-            settings.backend = .webdav
-            let outcome = try await RandomSyncRun(seed: seed, settings: settings).run()
-            #expect(outcome.edits > 0 && outcome.syncs > 0, "seed \(seed)")
-        }
-    }
-
-    @Test func threePeersOverS3ConvergeToTheOracle() async throws {
-        for seed in SyncRunSettings.seeds(1, longCount: 4, first: 9_700) {
-            var settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? 600 : 40, baselineEventThreshold: 8)
-            settings.backend = .s3
-            let outcome = try await RandomSyncRun(seed: seed, settings: settings).run()
-            #expect(outcome.edits > 0 && outcome.syncs > 0, "seed \(seed)")
-        }
-    }
-
-    @Test func threePeersOverAFolderConvergeToTheOracle() async throws {
+    /// The same random three-peer histories through every backend, from one body: memory, a
+    /// folder, nginx's WebDAV and moto's S3 on loopback, and encryption over a folder.
+    @Test(arguments: Backend.allCases)
+    func threePeersOverEachBackendConvergeToTheOracle(_ backend: Backend) async throws {
         for seed in SyncRunSettings.seeds(1, longCount: 4, first: 9_000) {
-            let settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? 600 : 40, baselineEventThreshold: 8, useFolder: true)
-            _ = try await RandomSyncRun(seed: seed, settings: settings).run()
+            var settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? 600 : 40, baselineEventThreshold: 8)
+            switch backend {
+            case .memory: break
+            case .local: settings.useFolder = true
+            case .encrypted:
+                settings.useFolder = true
+                settings.encrypted = true
+            case .webdav, .s3: settings.backend = backend
+            }
+            let outcome = try await RandomSyncRun(seed: seed, settings: settings).run()
+            #expect(outcome.edits > 0 && outcome.syncs > 0, "seed \(seed) over \(backend.rawValue)")
         }
     }
 }
