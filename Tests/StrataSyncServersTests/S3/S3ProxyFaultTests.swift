@@ -85,4 +85,39 @@ struct S3ProxyFaultTests {
         let events = try await b.cloud.contentsOfDirectory(at: try CloudPath("Notes/events"))
         #expect(!events.isEmpty && events.allSatisfy { $0.size > 0 })
     }
+
+    @Test("a listing slower than the request timeout times out and is retried; the sync completes and the peers converge")
+    func slowListing() async throws {
+        let server = try S3TestServer.shared()
+        let slowed = Mutex(false)   // armed: the next ListObjectsV2 is held past the timeout, once
+        let injected = Mutex(0)
+        let proxy = try LoopbackHTTPServer { request in
+            guard request.method == "GET", request.target.contains("list-type=2"),
+                  slowed.withLock({ armed in defer { armed = false }; return armed }) else { return .forward(to: server.port) }
+            injected.withLock { $0 += 1 }
+            return .delayThenForward(seconds: 4, to: server.port)
+        }
+        let bucket = S3TestServer.uniqueBucketName("slow")
+        let patient = HTTPRequestPolicy(timeout: .seconds(1), maxAttempts: 3, backoffBase: .milliseconds(20))
+        let model = try S3SyncDevice.model()
+        let a = try await S3SyncDevice("a", cloud: try cloud(through: proxy, bucket: bucket, policy: patient), model: model)
+        let b = try await S3SyncDevice("b", cloud: S3Fixture.make(server: server, bucket: bucket), model: model)
+        try await a.cloud.createBucket()
+        try await a.add(["a1"])
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await b.add(["b1"])
+        _ = try await b.ensemble.sync()
+        let retriesBefore = a.cloud.transferCounters.retries
+        slowed.withLock { $0 = true }
+        _ = try await a.ensemble.sync()                 // the slow listing timed out, then was answered
+        #expect(injected.withLock { $0 } == 1)
+        #expect(a.cloud.transferCounters.retries > retriesBefore)
+        for _ in 0..<2 {
+            _ = try await a.ensemble.sync()
+            _ = try await b.ensemble.sync()
+        }
+        #expect(try await a.contents() == ["a1=0", "b1=0"])
+        #expect(try await a.ensemble.canonicalDump() == b.ensemble.canonicalDump())
+    }
 }
