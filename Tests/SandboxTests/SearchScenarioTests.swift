@@ -12,7 +12,7 @@ import Testing
         options.scenarios = ["search"]
         options.stacks = [.hybrid]
         let records = try await SandboxRunner(options: options).run()
-        #expect(records.map(\.result.variant) == ["contains", "fts"])
+        #expect(records.map(\.result.variant) == ["contains", "fts", "fts-ranked"])
         let typed = SearchText(seed: SearchScenario.seed).typed
         #expect(typed.contains(" "))
         var shown: [String: [Int]] = [:]
@@ -27,9 +27,10 @@ import Testing
             #expect(result.detail.contains("p50") && result.detail.contains("max"))
             shown[result.variant ?? ""] = perKeystroke
         }
-        let fts = try #require(shown["fts"]), contains = try #require(shown["contains"])
+        let fts = try #require(shown["fts"]), ranked = try #require(shown["fts-ranked"]), contains = try #require(shown["contains"])
         // A word-prefix match contains the typed words: the index never shows more than the scan.
         #expect(zip(fts, contains).allSatisfy { $0 <= $1 })
+        #expect(fts == ranked)   // the same matches, in another order
         // The first keystroke (one letter) matches plenty of notes either way.
         #expect(fts.first == SearchScenario.shown)
         let ratio = try #require(records.last?.result.ratioToRaw)

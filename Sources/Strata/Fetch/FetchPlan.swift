@@ -50,8 +50,14 @@ struct FetchPlan {
     func sql(columns: String, pendingChanges: Int?, arguments: inout [DatabaseValue]) -> String {
         var sql = "SELECT \(columns) FROM " + fromAndWhere(arguments: &arguments)
         sql += " ORDER BY "
-        if let search, search.ranked { sql += "\(search.table).rank, " }
-        sql += CompiledSortKey.orderBy(sortKeys, alias: "t0", model: model)
+        if let search, !search.ranked, sortKeys.isEmpty {
+            // The index's own order (its rowid is `_id`): FTS5 hands rows over in it, so a
+            // LIMIT stops after the first matches instead of sorting them all.
+            sql += "\(search.table).rowid"
+        } else {
+            if let search, search.ranked { sql += "\(search.table).rank, " }
+            sql += CompiledSortKey.orderBy(sortKeys, alias: "t0", model: model)
+        }
         if let pendingChanges {
             if limit > 0 {
                 sql += " LIMIT ?"

@@ -77,6 +77,24 @@ import Testing
         #expect(more.1 == ["Groceries"])
     }
 
+    @Test func unrankedWithoutSortKeysStreamsInKeyOrder() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await SearchFixture.store(dir, Self.memos)
+        var r = request(TextSearch("concurrency", ordersByRelevance: false))
+        r.fetchLimit = 2
+        let (titles, sql) = try await coordinator.recordingSQL { try await SearchFixture.titles(context, r) }
+        #expect(titles == ["Concurrency", "Actors"])
+        #expect(sql.contains { $0.contains("ORDER BY \"_fts_Memo\".rowid LIMIT") }, "\(sql)")
+        r.fetchOffset = 1
+        #expect(try await SearchFixture.titles(context, r) == ["Actors", "Locks"])
+        // With an unsaved change of the entity the window still comes from the store.
+        let shifted = try await context.perform { () -> [String] in
+            context.insert(Memo.self).body = "concurrency first"
+            return try context.fetch(r).map(\.title)
+        }
+        #expect(shifted == ["Actors", "Locks"])
+    }
+
     @Test func snippetsAndRelevance() async throws {
         let dir = TemporaryDirectory()
         let (_, context) = try await SearchFixture.store(dir, Self.memos)
