@@ -38,7 +38,7 @@ public protocol Groupable: Sortable {
 ///
 /// When the searched attributes are searchable (`@Attribute("name", .searchable)`), name them
 /// in ``searchableKeys``: ``FetchedDataSource`` then searches with the full-text index
-/// (``TextSearch/words(_:in:lastWordIsPrefix:)``: every word of the term, the last one as a
+/// (`TextSearch.words(_:in:)`: every word of the term, the last one as a
 /// prefix) instead of ``searchPredicate(for:)``:
 /// ```swift
 /// extension Note: TextSearchable {

@@ -5,7 +5,7 @@ import Strata
 /// text (two words) is typed one character at a time; each keystroke fetches the first 50
 /// matching notes on a main-queue context, and only that fetch is timed. `contains` does it
 /// with `(title CONTAINS[cd] w OR body CONTAINS[cd] w)` for each typed word (a scan of the
-/// notes until 50 match); `fts` with the full-text index (``TextSearch/words(_:in:lastWordIsPrefix:)``),
+/// notes until 50 match); `fts` with the full-text index (`TextSearch.words(_:in:)`),
 /// the first 50 matches in the notes' order, as `contains`; `fts-ranked` the 50 most relevant
 /// (bm25 scores every match first). Each FTS variant's `×raw` is its speed-up over `contains`;
 /// the detail gives p50 and max per keystroke (the target: ≤ 5 ms at 100 000 notes).

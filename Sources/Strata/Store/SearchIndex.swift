@@ -18,8 +18,9 @@
 /// ```
 enum SearchIndex {
     /// The tokenizer: Unicode words, case and diacritics folded (like `[cd]`), and prefix
-    /// indexes for two- and three-character prefixes, which search-as-you-type asks for most.
-    static let options = "tokenize='unicode61 remove_diacritics 2', prefix='2 3'"
+    /// indexes for one-, two- and three-character prefixes, which search-as-you-type asks for
+    /// first (a one-letter prefix without one costs milliseconds over 100 000 notes).
+    static let options = "tokenize='unicode61 remove_diacritics 2', prefix='1 2 3'"
 
     /// The name of `entity`'s FTS5 table.
     static func tableName(_ entityName: String) -> String { "_fts_\(entityName)" }

@@ -15,7 +15,7 @@ struct SearchIndexMigration {
 
     /// Plans the indexes' part; `untouched` holds the new entities whose searchable columns
     /// keep their values through the migration.
-    init(old: ObjectModel, new: ObjectModel, db: Database, untouched: Set<String>, summary: inout [String]) throws {
+    init(new: ObjectModel, db: Database, untouched: Set<String>, summary: inout [String]) throws {
         let existing = try Row.fetchAll(db, sql: """
             SELECT type, name, sql FROM sqlite_master
             WHERE name LIKE '\\_fts\\_%' ESCAPE '\\' AND (type = 'trigger' OR (type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'))

@@ -161,7 +161,7 @@ struct MigrationPlanner {
             }
         }
 
-        let search = try SearchIndexMigration(old: old, new: new, db: db, untouched: searchUntouched, summary: &plan.summary)
+        let search = try SearchIndexMigration(new: new, db: db, untouched: searchUntouched, summary: &plan.summary)
         plan.statements = search.before + dropIndexes + dropTables
         // Renames go through temporary names, so that two entities can swap names.
         for (i, r) in renames.enumerated() {
