@@ -3,7 +3,7 @@ import GRDB
 /// A ``TextSearch`` compiled against its entity: the FTS5 table to join and the text bound to
 /// its `MATCH`.
 struct CompiledTextSearch {
-    /// The entity's FTS5 table (``SearchIndex/tableName(_:)``), quoted.
+    /// The entity's FTS5 table, quoted.
     let table: String
     /// The query, restricted to the requested columns.
     let match: String
@@ -19,7 +19,7 @@ struct CompiledTextSearch {
     /// - Throws: `.invalidRequest` when the entity has no searchable attribute or a key is not
     ///   a searchable attribute of it.
     init?(_ search: TextSearch, entity: EntityDescription) throws(StrataError) {
-        let columns = SearchIndex.columns(of: entity)
+        let columns = entity.searchableAttributeNames
         guard !columns.isEmpty else {
             throw StrataError(.invalidRequest, "\(entity.name) has no searchable attribute; declare one with @Attribute(\"key\", .searchable) to search it by text.", entity: entity.name)
         }
@@ -27,7 +27,7 @@ struct CompiledTextSearch {
             throw StrataError(.invalidRequest, "\(entity.name).\(key) is not a searchable attribute (searchable: \(columns.joined(separator: ", "))).", entity: entity.name, key: key)
         }
         guard !search.query.allSatisfy(\.isWhitespace) else { return nil }
-        self.table = quoted(SearchIndex.tableName(entity.name))
+        self.table = quoted(EntityDescription.searchIndexTableName(entity.name))
         self.query = search.query
         self.match = search.keys.isEmpty || Set(search.keys) == Set(columns)
             ? search.query

@@ -23,7 +23,7 @@ enum SearchIndex {
     static let options = "tokenize='unicode61 remove_diacritics 2', prefix='1 2 3'"
 
     /// The name of `entity`'s FTS5 table.
-    static func tableName(_ entityName: String) -> String { "_fts_\(entityName)" }
+    static func tableName(_ entityName: String) -> String { EntityDescription.searchIndexTableName(entityName) }
 
     /// The names of the triggers that keep `entityName`'s index current.
     static func triggerNames(_ entityName: String) -> [String] {
@@ -31,9 +31,7 @@ enum SearchIndex {
     }
 
     /// The searchable attributes' names, in the entity's order (the FTS table's columns).
-    static func columns(of entity: EntityDescription) -> [String] {
-        entity.attributes.filter(\.isSearchable).map(\.name)
-    }
+    static func columns(of entity: EntityDescription) -> [String] { entity.searchableAttributeNames }
 
     /// The `CREATE VIRTUAL TABLE` of `entity`'s index, or nil when it has no searchable attribute.
     static func createTable(_ entity: EntityDescription) -> String? {
