@@ -30,6 +30,7 @@ Strata getting-started
 Strata coming-from-core-data
 Strata concurrency
 Strata predicates
+Strata full-text-search
 Strata batch-requests
 Strata history
 Strata migration

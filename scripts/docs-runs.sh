@@ -6,7 +6,8 @@
 #
 #   scripts/docs-runs.sh            every stored run
 #   scripts/docs-runs.sh NAME...    only docs/runs/NAME.json (default, merge-coalesced,
-#                                   merge-notify, all-20000, engine-100000)
+#                                   merge-notify, all-20000, engine-100000,
+#                                   search-100000)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -18,6 +19,7 @@ merge-coalesced  --stack hybrid --scenario import --merge-mode coalesced:100 --r
 merge-notify     --stack hybrid --scenario import --merge-mode notifyOnly --repeat 3
 all-20000        --scenario all --objects 20000
 engine-100000    --scenario engine --objects 100000 --repeat 3
+search-100000    --scenario search --stack hybrid --repeat 3
 "
 
 swift build -c release --product Sandbox

@@ -35,9 +35,33 @@ public protocol Groupable: Sortable {
 ///     }
 /// }
 /// ```
+///
+/// When the searched attributes are searchable (`@Attribute("name", .searchable)`), name them
+/// in ``searchableKeys``: ``FetchedDataSource`` then searches with the full-text index
+/// (`TextSearch.words(_:in:)`: every word of the term, the last one as a
+/// prefix) instead of ``searchPredicate(for:)``:
+/// ```swift
+/// extension Note: TextSearchable {
+///     static func searchPredicate(for term: String?) -> ObjectPredicate? { nil }
+///     static var searchableKeys: [String] { ["title", "body"] }
+/// }
+/// ```
 public protocol TextSearchable: ManagedObject {
     /// The filter for a search term; nil (for a nil or empty term) means every object.
     static func searchPredicate(for term: String?) -> ObjectPredicate?
+    /// Searchable attributes to search with the full-text index; empty (the default) means the
+    /// search uses ``searchPredicate(for:)``.
+    static var searchableKeys: [String] { get }
+}
+
+extension TextSearchable {
+    /// No full-text search by default: ``searchPredicate(for:)`` filters.
+    ///
+    /// For example:
+    /// ```swift
+    /// static var searchableKeys: [String] { ["body"] }
+    /// ```
+    public static var searchableKeys: [String] { [] }
 }
 
 /// A model type whose lists can be constrained by a related object (e.g. the items of one list).

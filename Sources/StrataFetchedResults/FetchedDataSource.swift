@@ -39,7 +39,9 @@ public final class FetchedDataSource<Object: Sortable> {
         try controller.performFetch()
     }
 
-    /// The request for a search term and constraint: the type's default order and the filters ANDed.
+    /// The request for a search term and constraint: the type's default order and the filters
+    /// ANDed; a full-text search of the term when the type names ``TextSearchable/searchableKeys``
+    /// (a list that then refetches on every change of its entity, and sees saved text only).
     ///
     /// For example:
     /// ```swift
@@ -47,11 +49,22 @@ public final class FetchedDataSource<Object: Sortable> {
     /// ```
     public static func request(base: ObjectPredicate?, searchTerm: String?, constraint: ManagedObject?) -> FetchRequest<Object> {
         var parts: [ObjectPredicate] = []
+        var textSearch: TextSearch?
         if let base { parts.append(base) }
-        if let search = (Object.self as? any TextSearchable.Type)?.searchPredicate(for: searchTerm) { parts.append(search) }
+        if let searchable = Object.self as? any TextSearchable.Type {
+            let keys = searchable.searchableKeys
+            if keys.isEmpty {
+                if let search = searchable.searchPredicate(for: searchTerm) { parts.append(search) }
+            } else if let searchTerm, !searchTerm.allSatisfy(\.isWhitespace) {
+                textSearch = .words(searchTerm, in: keys)
+                textSearch?.ordersByRelevance = false   // the controller keeps the sort keys' order
+            }
+        }
         if let filter = (Object.self as? any RelationshipFilterable.Type)?.relationshipFilterPredicate(for: constraint) { parts.append(filter) }
         let predicate: ObjectPredicate? = parts.isEmpty ? nil : (parts.count == 1 ? parts[0] : .and(parts))
-        return FetchRequest<Object>(predicate: predicate, sortKeys: Object.defaultSortKeys)
+        var request = FetchRequest<Object>(predicate: predicate, sortKeys: Object.defaultSortKeys)
+        request.textSearch = textSearch
+        return request
     }
 
     /// Searches for `term` (nil or empty: everything): refetches and reports the difference to

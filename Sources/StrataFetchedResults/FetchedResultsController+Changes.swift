@@ -63,6 +63,12 @@ extension FetchedResultsController {
         let deletesOutsideCount = !(window && fetchRequest.fetchOffset == 0)   // with an offset, a row before the window shifts it
         for id in changes.deleted where isOurs(id) && (deletesOutsideCount || members[id] != nil) { touched.insert(id) }
         guard !touched.isEmpty || refetchesWindow else { return }
+        // A text search's matches cannot be decided in memory: the results are fetched again
+        // (one FTS query) and the difference reported, as for a window.
+        if fetchRequest.textSearch != nil {
+            handleInWindow(changes, updatedIDs: updatedIDs)
+            return
+        }
         if showsWindow {
             if refetchesWindow || !applyInWindow(changes, touched: touched, updatedIDs: updatedIDs) { handleInWindow(changes, updatedIDs: updatedIDs) }
             return

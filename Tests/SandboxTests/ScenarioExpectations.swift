@@ -1,5 +1,6 @@
 import StrataRandom
 import Foundation
+import GRDB
 import SandboxKit
 import Strata
 import StrataFetchedResults
@@ -35,6 +36,7 @@ struct ScenarioExpectations {
     /// What is wrong with `record` and its store; empty when everything is as expected.
     func problems(in record: RunRecord) throws -> [String] {
         let result = record.result
+        if result.scenario == "search" { return try searchProblems(record) }
         let rows = switch (result.scenario, result.variant) {
         case ("migrate", "rename-attribute"?): try StoreRows(at: record.storeURL, title: "name")
         case ("migrate", "rename-entity"?): try StoreRows(at: record.storeURL, table: "Volume")
@@ -188,6 +190,31 @@ struct ScenarioExpectations {
         if result.counters["delegateCallsDuringMoves"] != 0 { problems.append("delegate calls during moves") }
         let written = result.counters["positionsWritten"] ?? -1
         if !(fewest...max(fewest, most)).contains(written) { problems.append("\(written) positions written, expected \(fewest)...\(most)") }
+        return problems
+    }
+}
+
+extension ScenarioExpectations {
+    /// The `search` scenario's store holds one note per object, indexed (the FTS5 integrity
+    /// check passes), and every keystroke showed at most 50 notes.
+    func searchProblems(_ record: RunRecord) throws -> [String] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: record.storeURL.path, configuration: configuration)
+        defer { try? queue.close() }
+        var problems: [String] = []
+        let (notes, indexed) = try queue.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM SearchNote") ?? -1,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM _fts_SearchNote_docsize") ?? -1)
+        }
+        if notes != data.books.count { problems.append("\(notes) notes stored, expected \(data.books.count)") }
+        if indexed != notes { problems.append("\(indexed) notes indexed of \(notes)") }
+        let counters = record.result.counters
+        let keystrokes = SearchText(seed: SearchScenario.seed).typed.count
+        if counters["keystrokes"] != keystrokes { problems.append("keystrokes \(String(describing: counters["keystrokes"])), expected \(keystrokes)") }
+        let shown = (1...keystrokes).map { counters["shown\($0)"] ?? -1 }
+        if shown.contains(where: { $0 < 0 || $0 > SearchScenario.shown }) { problems.append("shown per keystroke \(shown)") }
+        if shown.reduce(0, +) != counters["shown"] { problems.append("shown total \(String(describing: counters["shown"])) is not the sum of \(shown)") }
         return problems
     }
 }

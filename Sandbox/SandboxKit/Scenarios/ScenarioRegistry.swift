@@ -20,6 +20,7 @@ public enum ScenarioRegistry {
         EngineScenario.self,
         MigrateScenario.self,
         SyncScenario.self,
+        SearchScenario.self,
     ]
 
     /// The names, for `--help`.

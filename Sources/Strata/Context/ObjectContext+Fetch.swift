@@ -152,6 +152,9 @@ extension ObjectContext {
         catchUpPermanentIDs()
         let entity = try entity(for: request)
         if AggregatePlan.isNeeded(for: request) {
+            if request.textSearch != nil {
+                throw StrataError(.invalidRequest, "A text search cannot be combined with aggregates, grouping or distinct results; fetch the matching IDs first and filter with SELF IN %@.", entity: entity.name)
+            }
             return try coordinator.readAggregates(AggregatePlan(request, entity: entity, model: model))
         }
         let plan = try FetchPlan(request, entity: entity, model: model)

@@ -26,7 +26,8 @@ extension ObjectContext {
     /// predicate on `folder.name`: SQL still sees the old name for notes that did not change.
     func pendingEffect(on plan: FetchPlan) -> PendingEffect {
         var effect = PendingEffect()
-        guard !pending.isEmpty else { return effect }
+        // A text search reads the store only (see FetchRequest.textSearch).
+        guard !pending.isEmpty, plan.search == nil else { return effect }
         let entity = plan.entity
         func add(_ object: ManagedObject) {
             guard object.entity === entity, !object.lifecycle.isDeleted, effect.ids.insert(ObjectIdentifier(object)).inserted else { return }

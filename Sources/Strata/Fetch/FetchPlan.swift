@@ -9,6 +9,8 @@ struct FetchPlan {
     let model: ObjectModel
     let limit: Int
     let offset: Int
+    /// The full-text search, when the request has one with terms.
+    let search: CompiledTextSearch?
 
     init<T>(_ request: FetchRequest<T>, entity: EntityDescription, model: ObjectModel) throws(StrataError) {
         self.entity = entity
@@ -19,6 +21,24 @@ struct FetchPlan {
         self.model = model
         self.limit = max(0, request.fetchLimit)
         self.offset = max(0, request.fetchOffset)
+        if let textSearch = request.textSearch {
+            self.search = try CompiledTextSearch(textSearch, entity: entity)
+        } else {
+            self.search = nil
+        }
+    }
+
+    /// `<entity> t0 [WHERE …]`, or with a text search `<fts> JOIN <entity> t0 … WHERE <fts>
+    /// MATCH ? [AND …]`: what follows `FROM`.
+    func fromAndWhere(arguments: inout [DatabaseValue]) -> String {
+        guard let search else {
+            var sql = "\(quoted(entity.name)) t0"
+            if let predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
+            return sql
+        }
+        var sql = search.fromAndWhere(entity: entity, arguments: &arguments)
+        if let predicate { sql += " AND (" + predicate.sql(alias: "t0", arguments: &arguments) + ")" }
+        return sql
     }
 
     /// `SELECT <columns> FROM <entity> t0 WHERE … ORDER BY …, t0._id [LIMIT … OFFSET …]`.
@@ -28,9 +48,16 @@ struct FetchPlan {
     /// first `offset + limit + pendingChanges` rows: the changes can push at most that many
     /// stored rows out of the requested window, and they are folded in afterwards.
     func sql(columns: String, pendingChanges: Int?, arguments: inout [DatabaseValue]) -> String {
-        var sql = "SELECT \(columns) FROM \(quoted(entity.name)) t0"
-        if let predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
-        sql += " ORDER BY " + CompiledSortKey.orderBy(sortKeys, alias: "t0", model: model)
+        var sql = "SELECT \(columns) FROM " + fromAndWhere(arguments: &arguments)
+        sql += " ORDER BY "
+        if let search, !search.ranked, sortKeys.isEmpty {
+            // The index's own order (its rowid is `_id`): FTS5 hands rows over in it, so a
+            // LIMIT stops after the first matches instead of sorting them all.
+            sql += "\(search.table).rowid"
+        } else {
+            if let search, search.ranked { sql += "\(search.table).rank, " }
+            sql += CompiledSortKey.orderBy(sortKeys, alias: "t0", model: model)
+        }
         if let pendingChanges {
             if limit > 0 {
                 sql += " LIMIT ?"

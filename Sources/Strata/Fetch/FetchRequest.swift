@@ -62,6 +62,23 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Relationships to read along with the results, in one query each (e.g. `["folder", "tags"]`,
     /// or `"folder.storageOwner"` through several levels), so touching them fires no more faults.
     public var relationshipKeyPathsForPrefetching: [String] = []
+    /// A full-text search over the entity's searchable attributes (see ``TextSearch``): only
+    /// matching objects are fetched, ``predicate`` still applies to them, and the most
+    /// relevant come first unless the search says otherwise (the sort keys then break ties).
+    ///
+    /// A text search reads the store, like ``ObjectContext/fetchDictionaries(_:)``: the
+    /// context's unsaved inserts, updates and deletes are not searched, whatever
+    /// ``includesPendingChanges`` says (save first to search them). Objects come back as the
+    /// context holds them, with any unsaved values.
+    ///
+    /// For example:
+    /// ```swift
+    /// var request = FetchRequest<Note>(predicate: try ObjectPredicate("isArchived == NO"))
+    /// request.textSearch = .words("strict conc")
+    /// request.fetchLimit = 50
+    /// let notes = try context.fetch(request)
+    /// ```
+    public var textSearch: TextSearch?
     /// Whether unsaved inserts, updates and deletes of the context count (the default, as in Core Data).
     public var includesPendingChanges = true
     /// When `true`, results are faults (their rows are read on first touch, a batch at a time).

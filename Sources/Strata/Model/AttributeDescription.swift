@@ -7,6 +7,7 @@
 /// ```swift
 /// let title = AttributeDescription("title", type: .string, defaultValue: .string(""))
 /// let uid = AttributeDescription("uniqueIdentifier", type: .string, isUnique: true)
+/// let body = AttributeDescription("body", type: .string, isSearchable: true)
 /// ```
 public struct AttributeDescription: Sendable, Hashable {
     /// The key, which is also the column name.
@@ -22,6 +23,9 @@ public struct AttributeDescription: Sendable, Hashable {
     public var isIndexed: Bool
     /// Whether values must be unique across the entity (a unique index; collisions are conflicts).
     public var isUnique: Bool
+    /// Whether the attribute (a `.string`) is indexed for full-text search (see
+    /// ``AttributeOptions/searchable``).
+    public var isSearchable: Bool
     /// For `.transformable`: the transformer's registered name.
     public var transformerName: TransformerName?
     /// A former name, so that a lightweight migration can rename instead of drop and add.
@@ -40,7 +44,7 @@ public struct AttributeDescription: Sendable, Hashable {
     public init(
         _ name: String, type: AttributeType, isOptional: Bool = true, defaultValue: PropertyValue = .null,
         isIndexed: Bool = false, isUnique: Bool = false, transformerName: TransformerName? = nil,
-        renamingIdentifier: String? = nil
+        renamingIdentifier: String? = nil, isSearchable: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -50,13 +54,14 @@ public struct AttributeDescription: Sendable, Hashable {
         self.isUnique = isUnique
         self.transformerName = transformerName
         self.renamingIdentifier = renamingIdentifier
+        self.isSearchable = isSearchable
     }
 
     public static func == (lhs: AttributeDescription, rhs: AttributeDescription) -> Bool {
         lhs.name == rhs.name && lhs.type == rhs.type && lhs.isOptional == rhs.isOptional
             && lhs.defaultValue == rhs.defaultValue && lhs.isIndexed == rhs.isIndexed
             && lhs.isUnique == rhs.isUnique && lhs.transformerName == rhs.transformerName
-            && lhs.renamingIdentifier == rhs.renamingIdentifier
+            && lhs.renamingIdentifier == rhs.renamingIdentifier && lhs.isSearchable == rhs.isSearchable
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -66,6 +66,9 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                 guard keys.insert(a.name).inserted else {
                     throw StrataError(.invalidModel, "\(spec.name) has two properties named \(a.name).", entity: spec.name, key: a.name)
                 }
+                if a.isSearchable && a.type != .string {
+                    throw StrataError(.invalidModel, "Searchable attribute \(spec.name).\(a.name) is \(a.type); only string attributes can be searchable.", entity: spec.name, key: a.name)
+                }
                 if a.type == .transformable && a.transformer == nil {
                     throw StrataError(.invalidModel, "Transformable attribute \(spec.name).\(a.name) has no transformer registered under \(a.transformerName?.rawValue ?? "nil").", entity: spec.name, key: a.name)
                 }

@@ -161,6 +161,7 @@ public struct Attribute<Value> {
 /// ```swift
 /// @Attribute("email", [.unique]) var email = ""
 /// @Attribute("lastName", .indexed) var lastName = ""
+/// @Attribute("body", .searchable) var body = ""
 /// ```
 public struct AttributeOptions: OptionSet, Sendable {
     public let rawValue: Int
@@ -169,6 +170,15 @@ public struct AttributeOptions: OptionSet, Sendable {
     public static let unique = AttributeOptions(rawValue: 1)
     /// The column gets an index.
     public static let indexed = AttributeOptions(rawValue: 2)
+    /// The attribute (a `String`) is indexed for full-text search: its entity gets an SQLite
+    /// FTS5 index, kept current in the same transaction as every save and batch request, and
+    /// queried with ``FetchRequest/textSearch``.
+    ///
+    /// For example:
+    /// ```swift
+    /// @Attribute("body", .searchable) var body = ""
+    /// ```
+    public static let searchable = AttributeOptions(rawValue: 4)
 }
 
 /// What the model builder reads from an `@Attribute` found by reflection.
@@ -186,7 +196,8 @@ extension Attribute: AttributeWrapperDescribing {
         var description = AttributeDescription(
             key, type: conversion.attributeType, isOptional: conversion.isOptional,
             defaultValue: (try? conversion.encode(initialValue, transformer: transformer)) ?? .null,
-            isIndexed: options.contains(.indexed), isUnique: options.contains(.unique), transformerName: transformerName)
+            isIndexed: options.contains(.indexed), isUnique: options.contains(.unique), transformerName: transformerName,
+            isSearchable: options.contains(.searchable))
         description.transformer = transformer
         return description
     }

@@ -9,7 +9,7 @@ extension StoreCoordinator {
         let reader = RowReader(entity: plan.entity, model: model)
         var arguments: [DatabaseValue] = []
         let sql = plan.sql(columns: reader.selectList(alias: "t0"), pendingChanges: window, arguments: &arguments)
-        return try read { db -> [RowSnapshot] in
+        return try read(plan) { db -> [RowSnapshot] in
             let statement = try db.cachedStatement(sql: sql)
             statement.setUncheckedArguments(StatementArguments(arguments))
             var rows: [RowSnapshot] = []
@@ -22,7 +22,7 @@ extension StoreCoordinator {
     func readKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [Int64] {
         var arguments: [DatabaseValue] = []
         let sql = plan.sql(columns: "t0._id", pendingChanges: pendingChanges, arguments: &arguments)
-        return try read { db -> [Int64] in
+        return try read(plan) { db -> [Int64] in
             let statement = try db.cachedStatement(sql: sql)
             statement.setUncheckedArguments(StatementArguments(arguments))
             var keys: [Int64] = []
@@ -34,9 +34,8 @@ extension StoreCoordinator {
     /// How many rows pass a plan's predicate (before its offset and limit).
     func count(_ plan: FetchPlan) throws(StrataError) -> Int {
         var arguments: [DatabaseValue] = []
-        var sql = "SELECT COUNT(*) FROM \(quoted(plan.entity.name)) t0"
-        if let predicate = plan.predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
-        return try read { db in try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0 }
+        let sql = "SELECT COUNT(*) FROM " + plan.fromAndWhere(arguments: &arguments)
+        return try read(plan) { db in try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0 }
     }
 
     /// The values of `keys` (attributes and to-one relationships) of the rows a plan selects.
@@ -74,7 +73,7 @@ extension StoreCoordinator {
         }
         var arguments: [DatabaseValue] = []
         let sql = plan.sql(columns: columns.isEmpty ? "t0._id" : columns.joined(separator: ", "), pendingChanges: nil, arguments: &arguments)
-        return try read { db in
+        return try read(plan) { db in
             let statement = try db.cachedStatement(sql: sql)
             statement.setUncheckedArguments(StatementArguments(arguments))
             var result: [[String: PropertyValue]] = []
@@ -84,6 +83,17 @@ extension StoreCoordinator {
                 result.append(dictionary)
             }
             return result
+        }
+    }
+}
+
+extension StoreCoordinator {
+    /// Runs a read of `plan`'s rows; a text search SQLite cannot parse is `.malformedPredicate`.
+    func read<T>(_ plan: FetchPlan, _ body: (Database) throws -> T) throws(StrataError) -> T {
+        do {
+            return try read(body)
+        } catch {
+            throw plan.search?.error(error) ?? error
         }
     }
 }

@@ -9,6 +9,8 @@
 /// - `_strata_keys(entity, max_key)`: the highest primary key ever used per entity, so keys
 ///   of deleted rows are never reused.
 /// - `_strata_migrations`: the store's history of model versions (see ``MigrationHistory``).
+/// - For an entity with searchable attributes, `_fts_<Entity>` (an FTS5 index with external
+///   content) and its three triggers (see ``SearchIndex``).
 enum StoreSchema {
     static let metadataTable = "_strata_metadata"
     static let keysTable = "_strata_keys"
@@ -40,6 +42,7 @@ enum StoreSchema {
         for entity in model.entities {
             sql.append(createTable(entity, in: model))
             sql.append(contentsOf: indexes(of: entity).map(\.sql))
+            sql.append(contentsOf: SearchIndex.createStatements(entity))
             for r in entity.relationships {
                 guard case .joinTable(let join) = r.storage, join.isOwner else { continue }
                 sql.append(createJoinTable(r, of: entity, in: model))

@@ -83,6 +83,7 @@ struct MigrationPlanner {
         var renames: [(from: String, to: String)] = []
         var columnWork: [String] = []
         var newTables: [String] = []
+        var searchUntouched = Set<String>()   // entities whose searchable columns keep their values
         let matchedOld = Set(entityMatch.values)
 
         // Removed entities.
@@ -129,6 +130,9 @@ struct MigrationPlanner {
             for index in existing where !kept.contains(index.name) { dropIndexes.append("DROP INDEX \(quoted(index.name))") }
             for index in desired where !kept.contains(index.name) { createIndexes.append(index.sql) }
             for a in newlyUnique { try checkUnique(a, of: e, old: o, mappings: mappings) }
+            if e.attributes.filter(\.isSearchable).allSatisfy({ a in mappings.contains { $0.name == a.name && $0.oldName == a.name && $0.fill == nil } }) {
+                searchUntouched.insert(e.name)
+            }
 
             if rebuild {
                 let temporary = "_strata_rebuild_\(e.name)"
@@ -157,7 +161,8 @@ struct MigrationPlanner {
             }
         }
 
-        plan.statements = dropIndexes + dropTables
+        let search = try SearchIndexMigration(new: new, db: db, untouched: searchUntouched, summary: &plan.summary)
+        plan.statements = search.before + dropIndexes + dropTables
         // Renames go through temporary names, so that two entities can swap names.
         for (i, r) in renames.enumerated() {
             plan.statements.append("ALTER TABLE \(quoted(r.from)) RENAME TO \(quoted("_strata_rename_\(i)"))")
@@ -170,6 +175,7 @@ struct MigrationPlanner {
         plan.statements += columnWork + newTables
         plan.statements += try joinTableStatements(summary: &plan.summary, copied: &plan.rebuiltTables)
         plan.statements += createIndexes
+        plan.statements += search.after
         return plan
     }
 

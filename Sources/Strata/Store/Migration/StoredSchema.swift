@@ -27,6 +27,8 @@ struct StoredSchema: Codable, Equatable {
         var indexed: Bool
         var unique: Bool
         var transformer: String?
+        /// Present (true) only for searchable attributes, so older schemas read unchanged.
+        var searchable: Bool?
     }
 
     struct Relationship: Codable, Equatable {
@@ -46,7 +48,7 @@ struct StoredSchema: Codable, Equatable {
                 name: entity.name,
                 attributes: entity.attributes.map {
                     Attribute(name: $0.name, type: $0.type.rawValue, optional: $0.isOptional, indexed: $0.isIndexed,
-                              unique: $0.isUnique, transformer: $0.transformerName?.rawValue)
+                              unique: $0.isUnique, transformer: $0.transformerName?.rawValue, searchable: $0.isSearchable ? true : nil)
                 },
                 relationships: entity.relationships.map {
                     Relationship(name: $0.name, destination: $0.destination, inverse: $0.inverse, toMany: $0.isToMany,
@@ -85,7 +87,7 @@ struct StoredSchema: Codable, Equatable {
                     throw StrataError(.corruptStore, "\(path) records attribute \(entity.name).\(a.name) with unknown type \(a.type).", entity: entity.name, key: a.name)
                 }
                 var description = AttributeDescription(a.name, type: type, isOptional: a.optional, isIndexed: a.indexed, isUnique: a.unique,
-                                                       transformerName: a.transformer.map(TransformerName.init(rawValue:)))
+                                                       transformerName: a.transformer.map(TransformerName.init(rawValue:)), isSearchable: a.searchable ?? false)
                 if type == .transformable { description.transformer = StoredBytesTransformer() }
                 attributes.append(description)
             }

@@ -1,0 +1,53 @@
+import GRDB
+
+/// A ``TextSearch`` compiled against its entity: the FTS5 table to join and the text bound to
+/// its `MATCH`.
+struct CompiledTextSearch {
+    /// The entity's FTS5 table, quoted.
+    let table: String
+    /// The query, restricted to the requested columns.
+    let match: String
+    /// The query as the request spelled it (for error messages).
+    let query: String
+    /// Whether relevance orders the results first.
+    let ranked: Bool
+    /// The FTS table's columns, in order (snippets name a column by position).
+    let columns: [String]
+
+    /// Compiles `search` for `entity`; nil for a query without terms (nothing to search).
+    ///
+    /// - Throws: `.invalidRequest` when the entity has no searchable attribute or a key is not
+    ///   a searchable attribute of it.
+    init?(_ search: TextSearch, entity: EntityDescription) throws(StrataError) {
+        let columns = entity.searchableAttributeNames
+        guard !columns.isEmpty else {
+            throw StrataError(.invalidRequest, "\(entity.name) has no searchable attribute; declare one with @Attribute(\"key\", .searchable) to search it by text.", entity: entity.name)
+        }
+        for key in search.keys where !columns.contains(key) {
+            throw StrataError(.invalidRequest, "\(entity.name).\(key) is not a searchable attribute (searchable: \(columns.joined(separator: ", "))).", entity: entity.name, key: key)
+        }
+        guard !search.query.allSatisfy(\.isWhitespace) else { return nil }
+        self.table = quoted(EntityDescription.searchIndexTableName(entity.name))
+        self.query = search.query
+        self.match = search.keys.isEmpty || Set(search.keys) == Set(columns)
+            ? search.query
+            : "{\(search.keys.joined(separator: " "))} : (\(search.query))"
+        self.ranked = search.ordersByRelevance
+        self.columns = columns
+    }
+
+    /// `FROM <fts> JOIN <entity> t0 ON … WHERE <fts> MATCH ?`, binding the query.
+    func fromAndWhere(entity: EntityDescription, arguments: inout [DatabaseValue]) -> String {
+        arguments.append(match.databaseValue)
+        return "\(table) JOIN \(quoted(entity.name)) t0 ON t0._id = \(table).rowid WHERE \(table) MATCH ?"
+    }
+
+    /// The typed error for a failure of a statement that ran this search: SQLite reports a
+    /// query it cannot parse (unbalanced quotes, a stray operator, an unknown column) as a
+    /// plain error while stepping, which the statements Strata writes never are otherwise.
+    func error(_ error: StrataError) -> StrataError {
+        guard let db = error.underlying as? DatabaseError, db.resultCode == .SQLITE_ERROR else { return error }
+        return StrataError(.malformedPredicate, "The text search \(TextSearch.quote(query)) is not a valid FTS5 query (\(db.message ?? "syntax error")). Search for user text with TextSearch.words(_:) or .phrase(_:), which quote it.",
+                           sql: db.sql, underlying: db)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Strata
+import StrataFetchedResults
+import Testing
+
+final class Entry: ManagedObject {
+    @Attribute("title", .searchable) var title = ""
+    @Attribute("group") var group = ""
+}
+
+extension Entry: Groupable, TextSearchable {
+    static var defaultSortKeys: [SortKey] { [SortKey("group"), SortKey("title")] }
+    static var sectionKeyPath: String { "group" }
+    /// A substring filter the data source must not use once `searchableKeys` names the index.
+    static func searchPredicate(for term: String?) -> ObjectPredicate? {
+        guard let term, !term.isEmpty else { return nil }
+        return ObjectPredicate.key("title").contains(term, options: .caseInsensitive)
+    }
+    static var searchableKeys: [String] { ["title"] }
+}
+
+/// Counts the batches a controller reports.
+final class BatchCounter: FetchedResultsControllerDelegate {
+    typealias Object = Entry
+    var batches: [FetchedResultsChanges] = []
+    func controller(_ controller: FetchedResultsController<Entry>, didChangeContentWith changes: FetchedResultsChanges) { batches.append(changes) }
+}
+
+@Suite("Full-text search in data sources")
+struct FullTextDataSourceTests {
+    @Test func searchUsesTheIndexAndFollowsSaves() async throws {
+        let directory = TemporaryDirectory()
+        let model = try ObjectModel(Entry.self)
+        let coordinator = try await StoreCoordinator(model: model, store: .sqlite(directory.url.appendingPathComponent("store.sqlite")))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            for (title, group) in [("Milk", "Dairy"), ("Butter", "Dairy"), ("Buttermilk", "Dairy"), ("Milk the cow", "Farm"), ("Apples", "Fruit")] {
+                let entry = context.insert(Entry.self)
+                entry.title = title
+                entry.group = group
+            }
+            try context.save()
+            let source = try FetchedDataSource<Entry>(context: context)
+            let counter = BatchCounter()
+            source.controller.delegate = counter
+            #expect(source.controller.fetchRequest.textSearch == nil)
+
+            try source.setSearchTerm("mil")
+            #expect(source.controller.fetchRequest.textSearch?.query == "\"mil\"*")
+            // Word prefixes: "Buttermilk" has no word starting with "mil" (a CONTAINS filter would find it).
+            #expect(source.controller.fetchedObjects.map(\.title) == ["Milk", "Milk the cow"])
+            #expect(source.controller.sections.map(\.name) == ["Dairy", "Farm"])
+
+            try source.setSearchTerm("ilk")
+            #expect(source.controller.fetchedObjects.isEmpty)
+
+            try source.setSearchTerm("milk")
+            let before = counter.batches.count
+            let added = context.insert(Entry.self)
+            added.title = "Milk shake"
+            added.group = "Dairy"
+            try context.save()
+            #expect(source.controller.fetchedObjects.map(\.title) == ["Milk", "Milk shake", "Milk the cow"])
+            #expect(counter.batches.count > before)
+            #expect(counter.batches.last?.rows.contains { $0.type == .insert } == true)
+
+            // An edit that stops matching leaves the list at the save.
+            added.title = "Shake"
+            try context.save()
+            #expect(source.controller.fetchedObjects.map(\.title) == ["Milk", "Milk the cow"])
+
+            try source.setSearchTerm(nil)
+            #expect(source.controller.fetchedObjects.count == 6)
+        }
+    }
+}
