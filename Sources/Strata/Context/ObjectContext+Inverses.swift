@@ -196,7 +196,8 @@ extension ObjectContext {
             if !object.lifecycle.isFault { object.relationValues[index] = .toOne(nil) }
             return
         }
-        logPointer(to: target, through: inverse, holder: object)
+        // A fault's pointer is logged when it fires and reads its row (`adoptRowRelations`).
+        if !object.lifecycle.isFault { logPointer(to: target, through: inverse, holder: object) }
         guard let partner, !partner.lifecycle.isFault, inverse < partner.relationValues.count else { return }
         switch partner.relationValues[inverse] {
         case .toMany(let members):

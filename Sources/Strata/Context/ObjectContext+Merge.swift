@@ -74,10 +74,6 @@ extension ObjectContext {
                 }
             }
             if let version = changes.versions[id] { object.rowVersion = version }
-            if object.lifecycle.hasChanges, object.changedProperties.isEmpty {
-                object.clearChanges()
-                pending.updated.remove(object)
-            }
         }
         // Loaded to-manys that may have gained inserted objects read again when next touched.
         if !changes.inserted.isEmpty { invalidateToMany(towards: Set(changes.inserted.map { $0.entity.index })) }
