@@ -7,7 +7,7 @@ import Testing
 struct CloudFileSystemConformanceTests {
     @Test("directories: created with parents, idempotent, listed, a file in the way is refused", arguments: Backend.allCases)
     func directories(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make()
+        let (cloud, folder) = try await backend.make()
         _ = folder
         try await cloud.connect()
         let events = try path("MainStore/events")
@@ -16,6 +16,7 @@ struct CloudFileSystemConformanceTests {
         #expect(try await cloud.fileExists(at: events) == (true, true))
         #expect(try await cloud.fileExists(at: try path("MainStore")) == (true, true))
         #expect(try await cloud.fileExists(at: try path("MainStore/other")) == (false, false))
+        #expect(try await cloud.contentsOfDirectory(at: events).isEmpty)  // an empty directory exists
         let top = try await cloud.contentsOfDirectory(at: .root)
         #expect(top.map(\.name.rawValue) == ["MainStore"] && top.allSatisfy(\.isDirectory))
 
@@ -33,7 +34,7 @@ struct CloudFileSystemConformanceTests {
 
     @Test("files: upload, replace, download, sizes in listings", arguments: Backend.allCases)
     func files(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make()
+        let (cloud, folder) = try await backend.make()
         _ = folder
         let dir = try path("data")
         try await cloud.createDirectory(at: dir)
@@ -60,7 +61,7 @@ struct CloudFileSystemConformanceTests {
 
     @Test("removal: idempotent, recursive, never the root", arguments: Backend.allCases)
     func removal(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make()
+        let (cloud, folder) = try await backend.make()
         _ = folder
         let deep = try path("a/b/c")
         try await cloud.createDirectory(at: deep)
@@ -82,7 +83,7 @@ struct CloudFileSystemConformanceTests {
 
     @Test("limits: too-large files and too-long listings are typed errors", arguments: Backend.allCases)
     func limits(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make(limits: CloudLimits(maxFileSize: 100, maxListingCount: 20))
+        let (cloud, folder) = try await backend.make(limits: CloudLimits(maxFileSize: 100, maxListingCount: 20))
         _ = folder
         let dir = try path("d")
         try await cloud.createDirectory(at: dir)
@@ -97,7 +98,7 @@ struct CloudFileSystemConformanceTests {
 
     @Test("local files: upload from and download to a local file", arguments: Backend.allCases)
     func localFiles(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make(limits: CloudLimits(maxFileSize: 1_000))
+        let (cloud, folder) = try await backend.make(limits: CloudLimits(maxFileSize: 1_000))
         _ = folder
         let local = TemporaryFolder("local")
         let source = local.url.appendingPathComponent("source.bin")

@@ -7,7 +7,7 @@ import Testing
 @Suite struct EnsembleTests {
     @Test(arguments: Backend.allCases)
     func twoPeersExchangeInsertsUpdatesAndDeletes(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make()
+        let (cloud, folder) = try await backend.make()
         defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { context in
@@ -42,7 +42,7 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func sameUniqueIdentifierOnTwoPeersEndsAsOneObject(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make()
+        let (cloud, folder) = try await backend.make()
         defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.ensemble.attach()
@@ -60,7 +60,7 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func concurrentUpdatesKeepTheLaterLamportStamp(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make()
+        let (cloud, folder) = try await backend.make()
         defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { try $0.make("Author", ["uniqueIdentifier": "u", "name": "first"]) }
@@ -82,7 +82,7 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func deleteWinsOverAConcurrentUpdateAndCascades(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make()
+        let (cloud, folder) = try await backend.make()
         defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.edit { context in
@@ -106,7 +106,7 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func threePeersConverge(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make()
+        let (cloud, folder) = try await backend.make()
         defer { _ = folder }
         let model = try SyncTestModel.make()
         var peers: [SyncPeer] = []
@@ -126,7 +126,7 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func batchInsertsUpdatesAndDeletesAreCapturedToo(_ backend: Backend) async throws {
-        let (cloud, folder) = try backend.make()
+        let (cloud, folder) = try await backend.make()
         defer { _ = folder }
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.ensemble.attach()

@@ -83,7 +83,8 @@ final class RandomSyncRun {
         let model = try SyncTestModel.make()
         let folder = settings.useFolder ? TemporaryFolder("random-cloud") : nil
         let memory = MemoryCloudFileSystem(faults: settings.faults ?? .none)
-        let server = try settings.backend?.make().cloud
+        var server: (any CloudFileSystem)?
+        if let backend = settings.backend { server = try await backend.make().cloud }
         let store: any CloudFileSystem = server ?? folder.map { LocalCloudFileSystem(rootDirectory: $0.url) } ?? memory
         let cloud = RecordingCloud(settings.encrypted ? EncryptedCloudFileSystem(wrapping: store, password: "random run", cost: .minimal) : store)
         var options = EnsembleOptions()

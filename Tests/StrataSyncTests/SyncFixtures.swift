@@ -31,12 +31,17 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
     /// moto's S3 on loopback (one server per test process, a fresh key prefix in its shared
     /// bucket per test).
     case s3
+    /// moto's S3, a bucket of the test's own, path-style addressing, keys at the bucket's root.
+    case s3Bucket
+    /// moto's S3, a bucket of the test's own, virtual-host addressing (`<bucket>.s3.strata.test`
+    /// in the `Host` header, connections to 127.0.0.1).
+    case s3VirtualHost
 
     var testDescription: String { rawValue }
 
     /// A fresh, empty cloud of this kind; the folder (for `.local`) lives as long as the result.
     /// Throws when a server backend's server cannot be started (the message says how to install it).
-    func make(limits: CloudLimits = .standard) throws -> (cloud: any CloudFileSystem, folder: TemporaryFolder?) {
+    func make(limits: CloudLimits = .standard) async throws -> (cloud: any CloudFileSystem, folder: TemporaryFolder?) {
         switch self {
         case .local:
             let folder = TemporaryFolder("cloud")
@@ -56,6 +61,15 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
             return (S3CloudFileSystem(endpoint: server.endpoint, bucket: server.sharedBucket, region: "us-east-1",
                                       accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey,
                                       prefix: "sync-tests/\(UUID().uuidString.lowercased())", limits: limits), nil)
+        case .s3Bucket, .s3VirtualHost:
+            let server = try S3TestServer.shared()
+            let virtualHost = self == .s3VirtualHost
+            let endpoint = virtualHost ? URL(string: "http://s3.strata.test:\(server.port)") ?? server.endpoint : server.endpoint
+            let s3 = S3CloudFileSystem(endpoint: endpoint, bucket: S3TestServer.uniqueBucketName(rawValue), region: "us-east-1",
+                                       accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey,
+                                       addressing: virtualHost ? .virtualHostConnectingTo("127.0.0.1") : .pathStyle, limits: limits)
+            try await s3.createBucket()
+            return (s3, nil)
         }
     }
 }

@@ -47,7 +47,7 @@ import Testing
             case .encrypted:
                 settings.useFolder = true
                 settings.encrypted = true
-            case .webdav, .s3: settings.backend = backend
+            case .webdav, .s3, .s3Bucket, .s3VirtualHost: settings.backend = backend
             }
             let outcome = try await RandomSyncRun(seed: seed, settings: settings).run()
             #expect(outcome.edits > 0 && outcome.syncs > 0, "seed \(seed) over \(backend.rawValue)")
