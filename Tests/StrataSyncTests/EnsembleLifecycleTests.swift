@@ -54,6 +54,52 @@ import Testing
         #expect(try await a.dump() == b.dump())
     }
 
+    /// Two peers compacting at once each remove the event files their own baseline holds, so
+    /// each must merge the other's baseline, though its own has the same count and sorts last;
+    /// and a baseline a failed upload cut short is removed by its writer's next sync, not
+    /// skipped by every peer for ever. (Found by `SyncFaultTests`, seed 3001.)
+    @Test func baselinesWrittenAtOnceAreBothMergedAndACutOneIsRemoved() async throws {
+        let cloud = BaselineCuttingCloud(MemoryCloudFileSystem())
+        let model = try SyncTestModel.make()
+        var options = EnsembleOptions()
+        options.baselineEventThreshold = 1
+        options.newPeerID = { try! PeerID("peer-z") }   // sorts after b's
+        let a = try await SyncPeer("a", cloud: cloud, model: model, options: options)
+        options.newPeerID = { try! PeerID("peer-a") }
+        let b = try await SyncPeer("b", cloud: cloud, model: model, options: options)
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await b.edit { try $0.make("Tag", ["name": "from b"]) }
+        try await b.ensemble.sync()
+
+        // a does not list b's file yet (a lagging listing) and compacts, but its baseline is
+        // cut short: a holds it as merged, nobody else can read it.
+        cloud.hiddenFromListings = "peer-a"
+        try await a.edit { try $0.make("Tag", ["name": "first from a"]) }
+        try await a.ensemble.sync()
+        try await a.edit { try $0.make("Tag", ["name": "second from a"]) }
+        cloud.cutsBaselines = true
+        await #expect(throws: SyncError.self) { try await a.ensemble.sync() }
+        cloud.cutsBaselines = false
+        cloud.hiddenFromListings = nil
+        // b compacts too, at the same count, and removes its event file, which a never merged.
+        let compacted = try await b.ensemble.sync()
+        #expect(compacted.wroteBaseline)
+        let layout = try EnsembleLayout(identifier: "TestEnsemble")
+        let names = try await cloud.contentsOfDirectory(at: layout.baselines).map(\.name.rawValue).sorted()
+        #expect(names.count == 2 && names.allSatisfy { $0.hasPrefix(names[0].prefix(20)) }, "two baselines of one count: \(names)")
+        #expect(try await cloud.contentsOfDirectory(at: layout.events).isEmpty)
+
+        let report = try await a.ensemble.sync()
+        #expect(report.mergedBaseline)
+        #expect(try await a.count("Tag") == 3)
+        try await b.ensemble.sync()
+        #expect(try await a.dump() == b.dump())
+        let left = try await cloud.contentsOfDirectory(at: layout.baselines).map(\.name.rawValue)
+        #expect(!left.contains { $0.contains("peer-z") }, "a's cut baseline is still there: \(left)")
+        #expect(try await b.ensemble.sync().skippedFiles.isEmpty)
+    }
+
     @Test func aBaselineClaimingLaterFilesIsRefusedAndHidesNothing() async throws {
         let cloud = MemoryCloudFileSystem()
         let model = try SyncTestModel.make()
@@ -239,5 +285,41 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(name == .string("renamed"))
+    }
+}
+
+/// A cloud that, while ``cutsBaselines`` is on, keeps only half of a baseline's upload and
+/// throws, as a connection dropped mid-upload does; and lists late what ``hiddenFromListings`` names.
+final class BaselineCuttingCloud: CloudFileSystem {
+    let inner: any CloudFileSystem
+    private let cutting = Atomic<Bool>(false)
+    private let hidden = Mutex<String?>(nil)
+    /// Names holding this text are left out of listings.
+    var hiddenFromListings: String? {
+        get { hidden.withLock { $0 } }
+        set { hidden.withLock { $0 = newValue } }
+    }
+    var cutsBaselines: Bool {
+        get { cutting.load(ordering: .relaxed) }
+        set { cutting.store(newValue, ordering: .relaxed) }
+    }
+
+    init(_ inner: any CloudFileSystem) { self.inner = inner }
+
+    var limits: CloudLimits { inner.limits }
+    func connect() async throws { try await inner.connect() }
+    func fileExists(at path: CloudPath) async throws -> (exists: Bool, isDirectory: Bool) { try await inner.fileExists(at: path) }
+    func contentsOfDirectory(at path: CloudPath) async throws -> [CloudItem] {
+        let items = try await inner.contentsOfDirectory(at: path)
+        guard let hidden = hiddenFromListings else { return items }
+        return items.filter { !$0.name.rawValue.contains(hidden) }
+    }
+    func createDirectory(at path: CloudPath) async throws { try await inner.createDirectory(at: path) }
+    func download(from path: CloudPath) async throws -> Data { try await inner.download(from: path) }
+    func removeItem(at path: CloudPath) async throws { try await inner.removeItem(at: path) }
+    func upload(_ data: Data, to path: CloudPath) async throws {
+        guard cutsBaselines, path.rawValue.contains("/baselines/") else { return try await inner.upload(data, to: path) }
+        try await inner.upload(data.prefix(data.count / 2), to: path)
+        throw SyncError(.backendFailure, "the connection dropped mid-upload (test)", path: path.rawValue)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataRandom
+import Synchronization
 import Testing
 @testable import StrataSync
 import StrataSyncServers
@@ -54,8 +55,11 @@ final class RandomSyncRun {
     private func sync(_ device: SyncDevice, final: Bool = false) async throws -> SyncReport? {
         outcome.syncs += 1
         do {
-            return try await device.ensemble.sync()
+            let report = try await device.ensemble.sync()
+            SyncTrace.log("  sync ok: merged \(report.mergedFiles) baseline \(report.mergedBaseline) wrote baseline \(report.wroteBaseline) exported \(report.exportedRecords) written \(report.objectsWritten) skipped \(report.skippedFiles.map(\.path))")
+            return report
         } catch {
+            SyncTrace.log("  sync failed: \(error)")
             if settings.faults != nil && !final && error.code != .mergeFailed && error.code != .corruptState {
                 outcome.failedSyncs += 1
                 attached[device.index] = await device.ensemble.isAttached
@@ -71,6 +75,7 @@ final class RandomSyncRun {
         let edit = RandomEdit.draw(&random, device: device.index, counter: device.counter)
         let context = device.context
         let written = try await context.perform { try edit.apply(in: context) }
+        SyncTrace.log("  edit \(edit.kind) d\(device.index)-\(device.counter): \(written.map { "\($0.0)=\($0.1)" })")
         outcome.edits += 1
         for (key, value) in written {
             tracked[key, default: TrackedWrite(last: value, lastWriter: device.index)].writers.insert(device.index)
@@ -90,6 +95,11 @@ final class RandomSyncRun {
         var options = EnsembleOptions()
         options.baselineEventThreshold = settings.baselineEventThreshold
         options.mergePieceSize = settings.mergePieceSize
+        // Peer names and the stamps' clock come from the seed, so a failing seed fails again.
+        let replay = Mutex((random: SplitMix64(seed: seed ^ 0x5eed), milliseconds: Int64(1_800_000_000_000)))
+        options.now = { replay.withLock { $0.milliseconds += 1; return Date(timeIntervalSince1970: Double($0.milliseconds) / 1000) } }
+        options.newPeerID = { replay.withLock { (try? PeerID("peer-" + String($0.random.next(), radix: 36))) ?? PeerID.random() } }
+        options.newGlobalID = { replay.withLock { "g-" + String($0.random.next(), radix: 36) } }
         for i in 0..<settings.peers { devices.append(try await SyncDevice(i, cloud: cloud, model: model, options: options)) }
         attached = Array(repeating: false, count: devices.count)
 
@@ -97,6 +107,7 @@ final class RandomSyncRun {
         for _ in 0..<settings.steps {
             let device = devices[Int(random.next() % UInt64(devices.count))]
             let roll = random.next() % 100
+            SyncTrace.log("step device \(device.index) roll \(roll) attached \(attached[device.index])")
             if roll < 62 {
                 try await edit(device)
             } else if roll < 93 {
@@ -130,6 +141,18 @@ final class RandomSyncRun {
         #expect(outcome.skippedInFinalRound.isEmpty, "\(label): files skipped in the quiescent round: \(outcome.skippedInFinalRound.prefix(5))")
 
         for device in devices { outcome.dumps.append(try await device.ensemble.canonicalDump()) }
+        if SyncTrace.isOn {
+            for device in devices {
+                let peer = await device.ensemble.peerID?.rawValue ?? "-"
+                SyncTrace.log("device \(device.index) is \(peer)")
+                if let state = await device.ensemble.state { SyncTrace.records(try state.read { tx in try tx.allRecords() }, where: "device \(device.index) state") }
+            }
+            for (path, data) in cloud.files.sorted(by: { $0.key < $1.key }) {
+                guard let file = try? ChangeFile.decode(data), let payload = try? EventPayload.decode(file.payload, file: path) else { SyncTrace.log("undecodable \(path)"); continue }
+                let present = (try? await store.download(from: CloudPath(path))) != nil
+                SyncTrace.records(payload.records, where: "\(path.split(separator: "/").suffix(2).joined(separator: "/"))\(present ? "" : " (gone)")")
+            }
+        }
         let oracle = SyncOracle(files: cloud.files)
         outcome.oracle = oracle.dump(model: model)
         #expect(oracle.undecodable.isEmpty, "\(label): the oracle could not read \(oracle.undecodable.prefix(3))")

@@ -39,7 +39,7 @@ extension Ensemble {
             // A leftover state of another ensemble's identity, or of a failed attach, starts over.
             discardState()
             let fresh = try SyncState(url: stateURL)
-            let peer = PeerID.random()
+            let peer = options.newPeerID()
             try fresh.write { tx in
                 try tx.setMeta("peer", peer.rawValue)
                 try tx.setMeta("identity", identity)

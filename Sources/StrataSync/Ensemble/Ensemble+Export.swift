@@ -4,7 +4,7 @@ import Strata
 extension Ensemble {
     func exporter(_ state: SyncState, peer: PeerID) -> LocalExporter {
         LocalExporter(model: model, state: state, peer: peer, modelVersion: modelVersion,
-                      blobThreshold: options.blobThreshold)
+                      blobThreshold: options.blobThreshold, newGlobalID: options.newGlobalID)
     }
 
     func peer(of state: SyncState) throws(SyncError) -> PeerID {

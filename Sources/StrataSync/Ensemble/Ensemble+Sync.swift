@@ -35,8 +35,9 @@ extension Ensemble {
             self.report(.progress(.sync, .uploading))
             try await uploadOutbox(current)
             self.report(.progress(.sync, .mergingBaseline))
+            try await removeUnverifiedBaseline(current)
             let baselines = changeFiles(in: try await list(layout.baselines, report: &report), kind: .baseline)
-            try await mergeNewestBaseline(baselines, into: current, report: &report)
+            try await mergeBaselines(baselines, into: current, report: &report)
             self.report(.progress(.sync, .mergingEvents))
             let eventItems = try await list(layout.events, report: &report)
             try await verifySentFiles(current, events: eventItems, report: &report)
@@ -209,24 +210,32 @@ extension Ensemble {
         }
     }
 
-    /// Merges the newest baseline if this peer has not merged it yet, in pieces of
+    /// Merges every listed baseline this peer has not integrated, newest first, in pieces of
     /// ``baselineRecordPiece`` records (a baseline of a large store is never held decoded
-    /// whole), all in one state transaction: it merges whole or not at all.
-    func mergeNewestBaseline(_ names: [ChangeFileName], into state: SyncState, report: inout SyncReport) async throws(SyncError) {
+    /// whole), each in one state transaction: it merges whole or not at all.
+    ///
+    /// Not only the newest: two peers that compact at the same time each write a baseline
+    /// that the other's does not hold, and each removes the event files its own covers. A
+    /// baseline whose coverage this peer already holds is only marked integrated.
+    func mergeBaselines(_ names: [ChangeFileName], into state: SyncState, report: inout SyncReport) async throws(SyncError) {
         for name in names.reversed() {
-            if try state.read({ tx in try tx.isIntegrated(name.rawValue) }) { return }
-            guard let (file, blobs, path) = await downloadBaseline(name, report: &report) else { continue }
-            try state.write { tx in
-                // The bytes were read through once already: nothing here throws but the state.
-                let head = try EventPayload.decode(file.payload, file: path, piece: Self.baselineRecordPiece) { records in
-                    try tx.merge(BlobTransport.substitute(records, blobs: blobs), dirty: true)
+            if try state.read({ tx in try tx.isIntegrated(name.rawValue) }) { continue }
+            guard let (file, blobs, path, coverage) = await downloadBaseline(name, report: &report) else { continue }
+            let merged = try state.write { tx -> Bool in
+                let held = Dictionary(uniqueKeysWithValues: try tx.coverage().map { ($0.peer, $0.sequence) })
+                let holdsMore = coverage.contains { $0.sequence > held[$0.peer] ?? 0 }
+                if holdsMore {
+                    // The bytes were read through once already: nothing here throws but the state.
+                    _ = try EventPayload.decode(file.payload, file: path, piece: Self.baselineRecordPiece) { records in
+                        try tx.merge(BlobTransport.substitute(records, blobs: blobs), dirty: true)
+                    }
+                    try tx.absorbCoverage(coverage)
                 }
-                try tx.absorbCoverage(head.coverage)
                 try tx.markIntegrated(name.rawValue, peer: file.header.peer.rawValue, sequence: 0, lamport: Int64(file.header.lamport))
                 try advanceClock(tx, to: Int64(file.header.lamport))
+                return holdsMore
             }
-            report.mergedBaseline = true
-            return
+            if merged { report.mergedBaseline = true }
         }
     }
 
@@ -236,7 +245,7 @@ extension Ensemble {
     /// Downloads a baseline and reads it through once, piece by piece: it is checked as
     /// ``download(_:in:report:)`` checks a file, and its blobs are fetched. `nil` when it
     /// vanished or is skipped (reported).
-    func downloadBaseline(_ name: ChangeFileName, report: inout SyncReport) async -> (ChangeFile, blobs: [String: [UInt8]], path: String)? {
+    func downloadBaseline(_ name: ChangeFileName, report: inout SyncReport) async -> (ChangeFile, blobs: [String: [UInt8]], path: String, coverage: [EventCoverage])? {
         let path: CloudPath
         do { path = try layout.baselines.appending(name.cloudName) } catch { return nil }
         let data: Data
@@ -276,7 +285,7 @@ extension Ensemble {
             try validate(coverage: head.coverage, of: header, path: path.rawValue)
             let blobs = try await BlobTransport.fetch(references, path: path.rawValue, cloud: cloudFileSystem, folder: layout.blobs)
             try validate(BlobTransport.substitute(referring, blobs: blobs), of: header, path: path.rawValue)
-            return (file, blobs, path.rawValue)
+            return (file, blobs, path.rawValue, head.coverage)
         } catch let error as SyncError {
             report.skippedFiles.append(.init(path: path.rawValue, error: error))
             return nil
@@ -322,6 +331,7 @@ extension Ensemble {
             let header = try ChangeFileHeader(lamport: UInt64(lamport), peer: peer, kind: .baseline,
                                               modelVersion: modelVersion, createdAt: options.now())
             try tx.markIntegrated(header.fileName.rawValue, peer: peer.rawValue, sequence: 0, lamport: lamport)
+            try tx.setMeta(Self.unverifiedBaselineKey, header.fileName.rawValue)
             var merged: Set<String> = []
             for baseline in baselines where try tx.isIntegrated(baseline.rawValue) { merged.insert(baseline.rawValue) }
             return (header.fileName, ChangeFile(header: header, payload: payload.encoded()).encoded(), wire.blobs, coverage, merged)
@@ -343,6 +353,7 @@ extension Ensemble {
                 throw SyncError(.backendFailure, "a blob of the baseline is not whole in the cloud; the files it replaces stay", path: blob.name)
             }
         }
+        try state.write { tx in try tx.setMeta(Self.unverifiedBaselineKey, nil) }
         let held = Dictionary(uniqueKeysWithValues: coverage.map { ($0.peer, $0.lamport) })
         var removed: [ChangeFileName] = []
         for event in events where Int64(event.lamport) <= held[event.peer.rawValue] ?? -1 {
@@ -352,6 +363,26 @@ extension Ensemble {
             if (try? await cloudFileSystem.removeItem(at: layout.baselines.appending(baseline.cloudName))) != nil { removed.append(baseline) }
         }
         try await removeBlobs(of: removed)
+    }
+
+    /// The state's note of a baseline this peer uploaded but has not seen whole yet.
+    static let unverifiedBaselineKey = "unverifiedBaseline"
+
+    /// Removes the baseline a failed compaction left (cut short, or never read back whole),
+    /// so no peer keeps skipping it. That is always safe: the files it replaces are removed
+    /// only once it is seen whole, and this peer's state already holds what it holds.
+    func removeUnverifiedBaseline(_ state: SyncState) async throws(SyncError) {
+        guard let text = try state.read({ tx in try tx.meta(Self.unverifiedBaselineKey, as: String.self) }) else { return }
+        if let name = try? ChangeFileName(parsing: text) {
+            let path = try layout.baselines.appending(name.cloudName)
+            do {
+                try await cloud { try await cloudFileSystem.removeItem(at: path) }
+            } catch where error.code == .notFound {
+                // never arrived: nothing to remove
+            }
+            try await removeBlobs(of: [name])
+        }
+        try state.write { tx in try tx.setMeta(Self.unverifiedBaselineKey, nil) }
     }
 
     /// Removes the blobs of files that are gone.

@@ -26,6 +26,10 @@ public struct EnsembleOptions: Sendable {
     public var mergePieceSize = 20_000
     /// The clock of the stamps' wall-clock part (tests fix it).
     public var now: @Sendable () -> Date = { Date() }
+    /// Names a peer at its first attach (random runs fix it, with ``now``, so a seed replays).
+    var newPeerID: @Sendable () -> PeerID = { PeerID.random() }
+    /// Names an object without an identifier attribute (replayed the same way).
+    var newGlobalID: @Sendable () -> String = { UUID().uuidString.lowercased() }
 
     /// The default settings.
     public init() {}

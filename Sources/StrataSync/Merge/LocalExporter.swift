@@ -16,6 +16,8 @@ struct LocalExporter {
     let modelVersion: String
     /// Values above this many bytes travel as blobs.
     let blobThreshold: Int
+    /// Names an object that has no identifier attribute (a random UUID but in replayed tests).
+    var newGlobalID: @Sendable () -> String = { UUID().uuidString.lowercased() }
 
     /// What one export found in the history.
     struct Touched: Sendable {
@@ -67,7 +69,7 @@ struct LocalExporter {
         try state.write { tx -> Written? in
             let lamport = (try tx.meta("lamport", as: Int64.self) ?? 0) + 1
             let header = try ChangeFileHeader(lamport: UInt64(lamport), peer: peer, kind: .events, modelVersion: modelVersion, createdAt: now)
-            var diff = Diff(tx: tx, model: model, lamport: lamport, peer: peer.rawValue, now: now, times: touched.times)
+            var diff = Diff(tx: tx, model: model, lamport: lamport, peer: peer.rawValue, now: now, times: touched.times, newGlobalID: newGlobalID)
             try diff.run(touched, snapshot)
             if let token = touched.lastToken { try tx.setMeta("historyToken", token.rawValue) }
             guard !diff.records.isEmpty else { return nil }
@@ -94,14 +96,16 @@ private struct Diff {
     let peer: String
     let now: Date
     let times: [ObjectID: Date]
+    let newGlobalID: @Sendable () -> String
     var records: [StampedRecord] = []
     /// Global identifiers assigned or looked up in this export.
     var gids: [ObjectID: String] = [:]
     /// The stamp of the object being compared.
     var stamp: Stamp
 
-    init(tx: StateTransaction, model: SyncModel, lamport: Int64, peer: String, now: Date, times: [ObjectID: Date]) {
+    init(tx: StateTransaction, model: SyncModel, lamport: Int64, peer: String, now: Date, times: [ObjectID: Date], newGlobalID: @escaping @Sendable () -> String) {
         self.tx = tx
+        self.newGlobalID = newGlobalID
         self.model = model
         self.lamport = lamport
         self.peer = peer
@@ -169,7 +173,7 @@ private struct Diff {
             let held = try tx.object(candidate)
             if held?.localKey == nil || held?.localKey == id.primaryKey { return candidate }
         }
-        return GlobalObjectKey(entity: entity, gid: UUID().uuidString.lowercased())
+        return GlobalObjectKey(entity: entity, gid: newGlobalID())
     }
 
     static func identifierText(_ value: PropertyValue) -> String? {
