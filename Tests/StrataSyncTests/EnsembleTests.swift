@@ -104,6 +104,42 @@ import Testing
         #expect(try await a.dump() == b.dump())
     }
 
+    /// A link merged while its target is deleted reads as none (rule 7); when the target is
+    /// inserted again, the store must link it again, as the oracle does, though the linking
+    /// object did not change. (Found by `SyncFaultTests`, seed 3010: an author's books lacked one
+    /// on one device.)
+    @Test func aLinkToAnObjectInsertedAgainAfterItsDeleteComesBack() async throws {
+        let cloud = MemoryCloudFileSystem()
+        let (a, b) = try await SyncPeer.pair(cloud)
+        try await a.edit { context in
+            try context.make("Author", ["uniqueIdentifier": "x", "name": "X"])
+            try context.make("Book", ["title": "one"])
+        }
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await b.ensemble.sync()
+        // b deletes the author (its book is not linked there yet); a links the book to it.
+        try await b.edit { context in context.delete(try #require(try context.first("Author", "uniqueIdentifier", .string("x")))) }
+        try await a.edit { context in
+            let author = try #require(try context.first("Author", "uniqueIdentifier", .string("x")))
+            try #require(try context.first("Book", "title", .string("one"))).setValue(author, forKey: "author")
+        }
+        try await a.ensemble.sync()
+        try await b.ensemble.sync()   // the delete is newer: the book's link reads as none
+        // b makes the author again: the same global identifier, inserted later than the delete.
+        try await b.edit { context in try context.make("Author", ["uniqueIdentifier": "x", "name": "X again"]) }
+        for _ in 0..<2 {
+            try await b.ensemble.sync()
+            try await a.ensemble.sync()
+        }
+        let linked = try await b.context.perform {
+            let book = try #require(try b.context.first("Book", "title", .string("one")))
+            return (book.value(forKey: "author") as? ManagedObject)?.primitiveValue(forKey: "uniqueIdentifier")
+        }
+        #expect(linked == .string("x"))
+        #expect(try await a.dump() == b.dump())
+    }
+
     @Test(arguments: Backend.allCases)
     func threePeersConverge(_ backend: Backend) async throws {
         let (cloud, folder) = try await backend.make()

@@ -65,13 +65,22 @@ extension Ensemble {
         var written: Set<ObjectID> = []
         var inserted = 0, updated = 0, deleted = 0
         // Pass 1 writes every piece; objects linked to a later piece's new objects stay dirty
-        // and pass 2 writes them again, once every object is in the store.
-        var isLastPass = false, deferred = false
+        // and pass 2 writes them again, once every object is in the store. Objects whose link
+        // waited for a row a pass made (an object inserted again after a delete) are dirty
+        // again: one more pass writes them (bounded: the rows they wait for now exist).
+        var isLastPass = false, deferred = false, relinked = 0, extraPasses = 0
         while true {
             let piece = try materializer.plan(after: cursor, limit: options.mergePieceSize, isLastPass: isLastPass)
             guard let last = piece.keys.last else {
-                guard deferred && !isLastPass else { break }
-                isLastPass = true
+                if deferred && !isLastPass {
+                    isLastPass = true
+                } else if relinked > 0 && extraPasses < 2 {
+                    isLastPass = true
+                    extraPasses += 1
+                    relinked = 0
+                } else {
+                    break
+                }
                 cursor = nil
                 continue
             }
@@ -83,6 +92,7 @@ extension Ensemble {
             updated += outcome.changes.updated.count
             deleted += outcome.changes.deleted.count
             written.formUnion(outcome.written)
+            relinked += outcome.relinked
             if !outcome.changes.isEmpty { mergeObservers.publish(outcome.changes) }
         }
         report.changes = ChangeSetSummary(inserted: inserted, updated: updated, deleted: deleted)

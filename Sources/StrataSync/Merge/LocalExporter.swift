@@ -150,6 +150,7 @@ private struct Diff {
             let global = try assignIdentifier(id, snapshot.objects[id]!)
             gids[id] = global.gid
             try tx.setLocalKey(global, id.primaryKey)
+            try tx.resolveDanglingLinks(to: [global])
             stamping(id)
             emit(.insert(global))
             live.append((id, global))
@@ -207,7 +208,7 @@ private struct Diff {
                 target = known
             }
             let encoded = CellValue.reference(target).encoded
-            let current = try effective(cells[relationship.name], destination: relationship.destination)
+            let current = try effective(cells[relationship.name], destination: relationship.destination, of: global)
             if current != encoded { emit(.cell(global, property: relationship.name, value: encoded)) }
         }
         for relationship in plan.toManys {
@@ -219,9 +220,13 @@ private struct Diff {
                 emit(.member(global, relationship: relationship.name, member: member, present: true))
             }
             for member in stored.sorted() where !localSet.contains(member) {
-                // A member the state holds but that is itself deleted is already gone.
-                if try tx.object(GlobalObjectKey(entity: relationship.destination, gid: member))?.exists == true {
+                // A member the state holds but that is itself deleted is already gone: its
+                // link comes back if it is inserted again.
+                let target = GlobalObjectKey(entity: relationship.destination, gid: member)
+                if try tx.object(target)?.exists == true {
                     emit(.member(global, relationship: relationship.name, member: member, present: false))
+                } else {
+                    try tx.noteDanglingLink(to: target, from: global)
                 }
             }
             if relationship.isOrdered {
@@ -231,11 +236,16 @@ private struct Diff {
         }
     }
 
-    /// A to-one cell as the store would show it: a target the state holds as deleted is none.
-    private func effective(_ cell: [UInt8]?, destination: String) throws -> [UInt8] {
+    /// A to-one cell as the store would show it: a target the state holds as deleted is none
+    /// (and `referrer`'s link to it comes back if it is inserted again).
+    private func effective(_ cell: [UInt8]?, destination: String, of referrer: GlobalObjectKey) throws -> [UInt8] {
         guard let cell else { return CellValue.reference(nil).encoded }
         guard case .reference(let gid?)? = CellValue.decode(cell, attribute: nil) else { return cell }
-        let exists = try tx.object(GlobalObjectKey(entity: destination, gid: gid))?.exists ?? false
-        return exists ? cell : CellValue.reference(nil).encoded
+        let target = GlobalObjectKey(entity: destination, gid: gid)
+        guard try tx.object(target)?.exists ?? false else {
+            try tx.noteDanglingLink(to: target, from: referrer)
+            return CellValue.reference(nil).encoded
+        }
+        return cell
     }
 }

@@ -47,6 +47,8 @@ struct StoreMaterializer: Sendable {
         /// The objects the save wrote as the state has them (inserted or updated): the export
         /// that follows the save skips them in the save's own history transaction.
         var written: Set<ObjectID> = []
+        /// Objects made dirty again because a link of theirs waited for a row this save made.
+        var relinked = 0
     }
 
     /// One piece of the dirty objects: its keys (all of them, marked clean once the piece is
@@ -95,9 +97,19 @@ struct StoreMaterializer: Sendable {
                     guard let bytes = cells[attribute.name], case .attribute(let value)? = CellValue.decode(bytes, attribute: attribute) else { continue }
                     item.attributes.append((attribute.name, value))
                 }
+                // A link whose target has no row to point at (deleted, unknown, or created by a
+                // later piece of the last pass) is left out of the store: noted, so the
+                // referrer is written again once the target has a row.
+                func link(_ key: GlobalObjectKey) throws -> Target? {
+                    let found = try target(key)
+                    if found == nil || (isLastPass && found?.localKey == nil && !pieceKeys.contains(key)) {
+                        try tx.noteDanglingLink(to: key, from: item.key)
+                    }
+                    return found
+                }
                 for relationship in plan.toOnes {
                     guard let bytes = cells[relationship.name], case .reference(let gid)? = CellValue.decode(bytes, attribute: nil) else { continue }
-                    item.toOnes.append((relationship.name, try gid.flatMap { try target(GlobalObjectKey(entity: relationship.destination, gid: $0)) }))
+                    item.toOnes.append((relationship.name, try gid.flatMap { try link(GlobalObjectKey(entity: relationship.destination, gid: $0)) }))
                 }
                 for relationship in plan.toManys {
                     let present = members[relationship.name] ?? []
@@ -108,7 +120,7 @@ struct StoreMaterializer: Sendable {
                     }
                     let listed = Set(order)
                     order += present.filter { !listed.contains($0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-                    let resolved = try order.compactMap { try target(GlobalObjectKey(entity: relationship.destination, gid: $0)) }
+                    let resolved = try order.compactMap { try link(GlobalObjectKey(entity: relationship.destination, gid: $0)) }
                     item.toManys.append((relationship.name, resolved, relationship.isOrdered))
                 }
                 item.deferred = linksAhead && !isLastPass
@@ -139,7 +151,10 @@ struct StoreMaterializer: Sendable {
         }
         try state.write { tx in
             for (key, _) in pending {
-                if found.contains(key) { try tx.setLocalKey(key, try tx.object(key)?.localKey, pending: false) }
+                if found.contains(key) {
+                    try tx.setLocalKey(key, try tx.object(key)?.localKey, pending: false)
+                    try tx.resolveDanglingLinks(to: [key])
+                }
                 else { try tx.setLocalKey(key, nil); try tx.markDirty(key) }
             }
         }
@@ -170,15 +185,16 @@ struct StoreMaterializer: Sendable {
             try await recoverPending(coordinator: coordinator)
             throw SyncError(.mergeFailed, "merged changes could not be saved to the store: \(error)", underlying: error as? StrataError)
         }
-        try state.write { tx in
+        let relinked = try state.write { tx -> Int in
             for (key, row) in written.created { try tx.setLocalKey(key, row, pending: false) }
             for key in written.deleted { try tx.setLocalKey(key, nil) }
             // Only this actor writes the state: the piece's objects are as the plan read them.
             try tx.clearDirty(piece.keysDone)
+            return try tx.resolveDanglingLinks(to: written.created.map(\.0))
         }
         let changes = collected.merged
         // An object the save's delete rules removed is a change beyond the state: not skipped.
-        return Outcome(changes: changes, objectCount: planned.count, written: written.kept.subtracting(changes.deleted))
+        return Outcome(changes: changes, objectCount: planned.count, written: written.kept.subtracting(changes.deleted), relinked: relinked)
     }
 
     private struct Written: Sendable {

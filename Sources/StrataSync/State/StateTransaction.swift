@@ -120,6 +120,35 @@ struct StateTransaction {
                        arguments: [key.entity, key.gid])
     }
 
+    /// Notes that the store lacks `referrer`'s link to `target` because `target` has no row
+    /// (deleted, unknown, or not created yet), so that the link is written once it has one:
+    /// an object deleted and inserted again, or whose insert arrives after a link to it, must
+    /// be linked again by the objects that still name it.
+    func noteDanglingLink(to target: GlobalObjectKey, from referrer: GlobalObjectKey) throws {
+        var binding = RawBinding(try db.cachedStatement(sql: "INSERT OR IGNORE INTO dangling (entity, gid, ref_entity, ref_gid) VALUES (?, ?, ?, ?)"))
+        binding.bind(target.entity); binding.bind(target.gid); binding.bind(referrer.entity); binding.bind(referrer.gid)
+        _ = try binding.run(db)
+    }
+
+    /// Marks dirty the objects whose links wait for `keys`' rows (they now have them) and
+    /// forgets those notes; returns how many objects were marked. One statement when no link
+    /// waits, as is usual.
+    @discardableResult
+    func resolveDanglingLinks(to keys: [GlobalObjectKey]) throws -> Int {
+        guard !keys.isEmpty, try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM dangling)")) == true else { return 0 }
+        let mark = try db.cachedStatement(sql: """
+            UPDATE objects SET dirty = 1 WHERE dirty = 0 AND (entity, gid) IN (SELECT ref_entity, ref_gid FROM dangling WHERE entity = ? AND gid = ?)
+            """)
+        let forget = try db.cachedStatement(sql: "DELETE FROM dangling WHERE entity = ? AND gid = ?")
+        var marked = 0
+        for key in keys {
+            try mark.execute(arguments: [key.entity, key.gid])
+            marked += db.changesCount
+            try forget.execute(arguments: [key.entity, key.gid])
+        }
+        return marked
+    }
+
     /// Objects whose row was reserved for them but whose save may not have happened.
     func pendingObjects() throws -> [(GlobalObjectKey, Int64)] {
         try Row.fetchAll(db, sql: "SELECT entity, gid, local_key FROM objects WHERE pending = 1 AND local_key IS NOT NULL")

@@ -10,6 +10,8 @@ import GRDB
 ///   store must be brought up to date with it (`dirty`), and its `cells`: each property's
 ///   winning value and its stamp, packed into one blob (``PackedCells``).
 /// - `members`: each to-many member's latest join or leave and its stamp.
+/// - `dangling`: links the store lacks because their target had no row when the referrer was
+///   written (rule 7 reads them as none); the referrer is written again once it has one.
 /// - `integrated`: the event files merged; `coverage`: what merged baselines held.
 /// - `outbox`: files written but not yet seen whole in the cloud (`uploaded` once sent, until a
 ///   listing shows them at their size).
@@ -41,6 +43,12 @@ enum SyncStateSchema {
         "CREATE TABLE IF NOT EXISTS integrated (name TEXT PRIMARY KEY NOT NULL, peer TEXT NOT NULL, seq INTEGER NOT NULL, lamport INTEGER NOT NULL) WITHOUT ROWID",
         "CREATE INDEX IF NOT EXISTS integrated_by_peer ON integrated (peer, seq)",
         "CREATE TABLE IF NOT EXISTS coverage (peer TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL, lamport INTEGER NOT NULL) WITHOUT ROWID",
+        // Links the store lacks because their target had no row (deleted, unknown, not created
+        // yet): when it gets one, the referrer is marked dirty (`StateTransaction.resolveDanglingLinks(to:)`).
+        """
+        CREATE TABLE IF NOT EXISTS dangling (entity TEXT NOT NULL, gid TEXT NOT NULL, ref_entity TEXT NOT NULL, ref_gid TEXT NOT NULL,
+            PRIMARY KEY (entity, gid, ref_entity, ref_gid)) WITHOUT ROWID
+        """,
         "CREATE TABLE IF NOT EXISTS outbox (name TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, uploaded INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID",
     ]
 
