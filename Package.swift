@@ -29,6 +29,8 @@ let package = Package(
         // hashes, HMAC, AES-GCM and scrypt of S3's signatures and of encryption.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        // The HTTP types and byte buffers the client's API speaks (already under AsyncHTTPClient).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         // `swift package generate-documentation` (scripts/docs.sh); no code depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -60,6 +62,8 @@ let package = Package(
             dependencies: [
                 "StrataSync",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
