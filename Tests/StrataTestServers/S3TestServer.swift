@@ -61,6 +61,7 @@ public final class S3TestServer: Sendable {
         try sharedServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start(authentication: false, recording: false)
+            ServerRegistry.shared.removeAtExit(started.directory)
             server = started
             return started
         }
@@ -72,6 +73,7 @@ public final class S3TestServer: Sendable {
         try sharedAuthenticatingServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start(authentication: true, recording: false)
+            ServerRegistry.shared.removeAtExit(started.directory)
             server = started
             return started
         }
@@ -116,6 +118,11 @@ public final class S3TestServer: Sendable {
         self.authenticates = authenticates
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
+    }
+
+    deinit {
+        process.stop(grace: 2)
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Stops the server (its port then refuses connections).
