@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import OrderedCollections
 import Synchronization
 
@@ -220,6 +220,30 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         set { settings.withLock { $0.transactionAuthor = newValue } }
     }
 
+    /// How old, in seconds, a row in the coordinator's row cache may be for this context to
+    /// use it when it fires a fault or reads an object by ID (``existingObject(with:)``), as
+    /// Core Data's `stalenessInterval`: negative (the default, -1) uses a cached row of any
+    /// age, 0 always reads the store, a positive value uses rows read at most that long ago.
+    /// Fetches and refreshes always read the store (and refresh the cache). Settable from any
+    /// thread, like ``mergePolicy``.
+    ///
+    /// The cache never holds a row older than what this process last wrote or read: saves
+    /// through the coordinator evict the rows they write, and a commit by another coordinator
+    /// of the process on the same file empties it. A commit by another process empties it when
+    /// the coordinator notices one (its next save, ``StoreCoordinator/hasExternalChanges()``);
+    /// a context that must see such writes on every fault without polling sets 0. See
+    /// docs/architecture.md, "Row cache".
+    ///
+    /// For example:
+    /// ```swift
+    /// context.stalenessInterval = 0    // faults always read SQLite
+    /// context.stalenessInterval = 30   // rows read in the last 30 s are good enough
+    /// ```
+    public var stalenessInterval: TimeInterval {
+        get { settings.withLock { $0.stalenessInterval } }
+        set { settings.withLock { $0.stalenessInterval = newValue } }
+    }
+
     // MARK: Running work on the context's queue
 
     /// Runs `body` on the context's queue and returns its result.
@@ -365,7 +389,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         guard !id.isTemporary || parent != nil else {
             throw StrataError(.objectNotFound, "The temporary ID \(id) belongs to another context.", entity: id.entity.name, objectID: id)
         }
-        let rows = try source.rows(of: id.entity, ids: [id])
+        let rows = try source.rows(of: id.entity, ids: [id], staleness: stalenessInterval)
         guard let row = rows.first else {
             throw StrataError(.objectNotFound, "No \(id.entity.name) with ID \(id) exists.", entity: id.entity.name, objectID: id)
         }
