@@ -180,12 +180,18 @@ import Testing
         _ = try await fetchAll(a)
         try writeElsewhere(dir.file(), key: ids[0].key, title: "elsewhere")
         let b = ObjectContext(.privateQueue, coordinator: coordinator)
-        // Not noticed yet: with the default interval (-1) the cached row is used, as in Core Data…
+        // Not noticed yet (nothing read the store since): with the default interval (-1) the
+        // cached row is used, as in Core Data…
         #expect(try await faultTitle(b, ids[0]) == "x")
-        // …and a context with interval 0 reads the store.
+        #expect(coordinator.rowCache.count == 2)
+        // …and a context with interval 0 reads the store. That read's connection (GRDB reuses
+        // the first free reader: the fetch's) saw the file change while this process committed
+        // nothing, so the cache is emptied.
         let strict = ObjectContext(.privateQueue, coordinator: coordinator)
         strict.stalenessInterval = 0
         #expect(try await faultTitle(strict, ids[0]) == "elsewhere")
+        #expect(coordinator.rowCache.count <= 1)   // at most the row that read brought
+        #expect(try await faultTitle(b, ids[1]) == "y")
         // Polling notices it and empties the cache.
         _ = try await fetchAll(a)
         try writeElsewhere(dir.file(), key: ids[0].key, title: "elsewhere 2")
@@ -194,8 +200,14 @@ import Testing
         #expect(try await faultTitle(b, ids[0]) == "elsewhere 2")
         // So does this coordinator's next save, whatever it writes.
         _ = try await fetchAll(a)
+        #expect(coordinator.rowCache.count == 2)
         try writeElsewhere(dir.file(), key: ids[0].key, title: "elsewhere 3")
-        _ = try await seed(a, ["unrelated"])
+        try await a.perform {
+            let note = a.insert(Note.self)
+            note.uniqueIdentifier = "unrelated"
+            try a.save()
+        }
+        #expect(coordinator.rowCache.count == 0)
         #expect(try await faultTitle(b, ids[0]) == "elsewhere 3")
     }
 
@@ -258,9 +270,15 @@ import Testing
         #expect(early == "n000")
         #expect(one.count == 1, "\(one)")
         #expect(coordinator.rowCache.count == 50)
-        // A large fetch still refreshes the rows that are cached.
-        try writeElsewhere(dir.file(), key: ids[199].key, title: "refreshed")
-        _ = try await fetchAll(a)
+        // A read larger than the cache still refreshes the rows that are cached.
+        let cache = coordinator.rowCache
+        var rows = try coordinator.readRows(of: ids[0].entity, keys: ids.map(\.key), staleness: 0)
+        #expect(rows.count == 200)
+        #expect(cache.count == 50)
+        let titleSlot = try #require(ids[0].entity.attributes.firstIndex { $0.name == "title" })
+        for i in rows.indices { rows[i].attributes[titleSlot] = .string("refreshed") }
+        cache.store(rows, token: cache.token())
+        #expect(cache.count == 50)
         #expect(try await faultTitle(b, ids[199]) == "refreshed")
     }
 

@@ -13,7 +13,9 @@ import Synchronization
 ///   commit by another coordinator of the process on the same file (``StoreFileCommits``)
 ///   empties it before its next use. A commit by another process empties it when the
 ///   coordinator notices one: at its next write (`SQLITE_FCNTL_DATA_VERSION`, as
-///   ``StoreKeys`` checks) and when ``StoreCoordinator/hasExternalChanges()`` says so.
+///   ``StoreKeys`` checks), at its next read on a connection that saw the file change while
+///   no coordinator of the process committed, and when
+///   ``StoreCoordinator/hasExternalChanges()`` says so.
 /// - **Races.** A read takes a ``Token`` before it starts; its rows are kept only if nothing
 ///   was evicted or emptied meanwhile, so a read that began before a commit cannot put the
 ///   old row back after the commit evicted it.
@@ -53,6 +55,9 @@ final class RowCache: Sendable {
         var commitsSeen: UInt64
         /// Nanoseconds of a monotonic clock (replaceable in tests).
         var clock: @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+        /// Per reader connection (by address): the data version its last read saw, and the
+        /// file's commit count by this process's coordinators just before that read.
+        var connections: [UInt: (version: UInt32, commits: UInt64)] = [:]
         /// Reads answered from the cache and from the store, for tests and diagnostics.
         var hits = 0
         var misses = 0
@@ -184,6 +189,23 @@ final class RowCache: Sendable {
                 state.commitsSeen = commits
                 state.removeAll()
             }
+        }
+    }
+
+    /// The file's commit count by this process's coordinators, taken before a read for
+    /// ``didRead(on:dataVersion:commitsBefore:)``.
+    var commitsNow: UInt64 { fileCommits.count.load(ordering: .acquiring) }
+
+    /// After a read on `connection` (its `SQLITE_FCNTL_DATA_VERSION` inside the read's
+    /// transaction): empties the cache when the connection saw the file change since its
+    /// previous read while no coordinator of this process committed to it — another process
+    /// did. When this process committed too, the change is not attributed (it is noticed at
+    /// the next write or ``StoreCoordinator/hasExternalChanges()``).
+    func didRead(on connection: UInt, dataVersion: UInt32?, commitsBefore: UInt64) {
+        guard capacity > 0, let dataVersion else { return }
+        state.withLock { state in
+            let previous = state.connections.updateValue((dataVersion, commitsBefore), forKey: connection)
+            if let previous, previous.version != dataVersion, previous.commits == commitsBefore { state.removeAll() }
         }
     }
 

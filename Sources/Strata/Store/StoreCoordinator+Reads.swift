@@ -72,10 +72,17 @@ extension StoreCoordinator {
         }
     }
 
-    /// Runs a read, mapping SQLite failures to typed errors.
+    /// Runs a read, mapping SQLite failures to typed errors. The row cache learns whether the
+    /// connection saw another process's commit.
     func read<T>(_ body: (Database) throws -> T) throws(StrataError) -> T {
         do {
-            return try database.read(body)
+            let commits = rowCache.commitsNow
+            return try database.read { db in
+                let result = try body(db)
+                // Inside the read's transaction: the version of the snapshot the body read.
+                rowCache.didRead(on: UInt(bitPattern: db.sqliteConnection), dataVersion: StoreKeys.dataVersion(db), commitsBefore: commits)
+                return result
+            }
         } catch {
             throw Self.storeError(error)
         }
