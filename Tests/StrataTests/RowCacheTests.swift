@@ -85,6 +85,29 @@ import Testing
         #expect(pageSQL.allSatisfy { $0.hasPrefix("SELECT t0._id FROM") }, "\(pageSQL)")
     }
 
+    @Test func aPageWithSomeRowsCachedReadsOnlyTheOthers() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, a) = try await makeStore(dir)
+        defer { try? coordinator.close() }
+        let ids = try await seed(a, ["a", "b", "c", "d"])
+        _ = try await faultTitle(a, ids[1])
+        _ = try await faultTitle(a, ids[3])
+        #expect(coordinator.rowCache.count == 2)
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
+        let (titles, sql) = try await selects(coordinator) {
+            try await b.perform {
+                var request = FetchRequest<Note>(sortKeys: [SortKey("title")])
+                request.returnsObjectsAsFaults = true
+                return try b.fetch(request).map(\.title)
+            }
+        }
+        #expect(titles == ["a", "b", "c", "d"])
+        let rowReads = sql.filter { $0.contains("IN (") }
+        #expect(rowReads.count == 1, "\(sql)")
+        #expect(rowReads.first?.hasSuffix("IN (?,?)") == true, "\(sql)")   // a and c only
+        #expect(coordinator.rowCache.count == 4)
+    }
+
     @Test func stalenessZeroAlwaysReadsTheStore() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)

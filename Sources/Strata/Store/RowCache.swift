@@ -82,7 +82,7 @@ final class RowCache: Sendable {
             while entries.count > capacity, head < order.count {
                 let (id, sequence) = order[head]
                 head += 1
-                if entries[id]?.sequence == sequence { entries[id] = nil }
+                if let entry = entries.removeValue(forKey: id), entry.sequence != sequence { entries[id] = entry }   // stored again since: keep
             }
             // Drop the pairs already passed, and stale ones, once they outnumber the live ones.
             if head > 0 && order.count - head < head || order.count > 2 * capacity + 64 {
@@ -119,14 +119,18 @@ final class RowCache: Sendable {
             let oldest: UInt64 = staleness < 0 ? 0 : now &- min(now, UInt64(min(staleness, 1e9) * 1e9))
             var rows: [RowSnapshot] = []
             var missing: [Int64] = []
-            rows.reserveCapacity(keys.count)
-            for key in keys {
+            for (i, key) in keys.enumerated() {
                 if let entry = state.entries[ObjectID(entity: entity, key: key)], entry.readAt >= oldest {
+                    if rows.isEmpty {   // the first hit: the keys before it were all missed
+                        rows.reserveCapacity(keys.count - i)
+                        missing = Array(keys[..<i])
+                    }
                     rows.append(entry.row)
-                } else {
+                } else if !rows.isEmpty {
                     missing.append(key)
                 }
             }
+            if rows.isEmpty { missing = keys }   // no hit (a page nobody read yet): no copy
             state.hits += rows.count
             state.misses += missing.count
             return (rows, missing)
