@@ -230,9 +230,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// The cache never holds a row older than what this process last wrote or read: saves
     /// through the coordinator evict the rows they write, and a commit by another coordinator
     /// of the process on the same file empties it. A commit by another process empties it when
-    /// the coordinator notices one (its next save, ``StoreCoordinator/hasExternalChanges()``);
-    /// a context that must see such writes on every fault without polling sets 0. See
-    /// docs/architecture.md, "Row cache".
+    /// the coordinator notices one (its next save, a read of the store that sees it,
+    /// ``StoreCoordinator/hasExternalChanges()``); a context that must see such writes on every
+    /// fault without polling sets 0. See docs/architecture.md, "Row cache".
     ///
     /// For example:
     /// ```swift

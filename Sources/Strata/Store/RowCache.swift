@@ -37,7 +37,7 @@ final class RowCache: Sendable {
 
     private struct Entry {
         var row: RowSnapshot
-        /// When the read that brought the row began (``RowCache/now`` nanoseconds).
+        /// When the read that brought the row began (the cache's clock, nanoseconds).
         var readAt: UInt64
         /// The order of storing, for eviction (matches one entry of `order`).
         var sequence: UInt64
