@@ -64,8 +64,8 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)
         defer { try? coordinator.close() }
-        let ids = try await seed(a, ["x", "y", "z"])
         let b = ObjectContext(.privateQueue, coordinator: coordinator)
+        let ids = try await seed(a, ["x", "y", "z"])
         #expect(try await fetchAll(a) == ["x", "y", "z"])
         let before = coordinator.rowCache.lookups.hits
         let (title, sql) = try await selects(coordinator) { try await faultTitle(b, ids[1]) }
@@ -89,11 +89,11 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)
         defer { try? coordinator.close() }
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         let ids = try await seed(a, ["a", "b", "c", "d"])
         _ = try await faultTitle(a, ids[1])
         _ = try await faultTitle(a, ids[3])
         #expect(coordinator.rowCache.count == 2)
-        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         let (titles, sql) = try await selects(coordinator) {
             try await b.perform {
                 var request = FetchRequest<Note>(sortKeys: [SortKey("title")])
@@ -112,9 +112,9 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)
         defer { try? coordinator.close() }
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         let ids = try await seed(a, ["x"])
         _ = try await fetchAll(a)
-        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         b.stalenessInterval = 0   // from any thread, like the other settings
         #expect(b.stalenessInterval == 0)
         for _ in 0..<2 {
@@ -128,11 +128,11 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)
         defer { try? coordinator.close() }
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         let clock = ManualClock()
         coordinator.rowCache.setClock(clock.read)
         let ids = try await seed(a, ["x"])
         _ = try await fetchAll(a)   // read at 1 s
-        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         b.stalenessInterval = 10
         clock.advance(seconds: 9)
         let (fresh, none) = try await selects(coordinator) { try await faultTitle(b, ids[0]) }
@@ -152,6 +152,7 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)
         defer { try? coordinator.close() }
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         let ids = try await seed(a, ["x", "y"])
         _ = try await fetchAll(a)
         let count = coordinator.rowCache.count
@@ -162,7 +163,6 @@ import Testing
             try a.save()
         }
         #expect(coordinator.rowCache.count == 1)   // the other row stays
-        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         #expect(try await faultTitle(b, ids[0]) == "x2")
         let (title, sql) = try await selects(coordinator) { try await faultTitle(b, ids[1]) }
         #expect(title == "y")
@@ -181,6 +181,7 @@ import Testing
         let (first, a) = try await makeStore(dir)
         let second = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file("store.sqlite")))
         defer { try? first.close(); try? second.close() }
+        let b = ObjectContext(.privateQueue, coordinator: first)
         let ids = try await seed(a, ["x", "y"])
         _ = try await fetchAll(a)
         #expect(first.rowCache.count == 2)
@@ -190,7 +191,6 @@ import Testing
             note.title = "from the other coordinator"
             try other.save()
         }
-        let b = ObjectContext(.privateQueue, coordinator: first)
         #expect(try await faultTitle(b, ids[0]) == "from the other coordinator")
         #expect(try await faultTitle(b, ids[1]) == "y")
     }
@@ -199,10 +199,10 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)
         defer { try? coordinator.close() }
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         let ids = try await seed(a, ["x", "y"])
         _ = try await fetchAll(a)
         try writeElsewhere(dir.file(), key: ids[0].key, title: "elsewhere")
-        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         // Not noticed yet (nothing read the store since): with the default interval (-1) the
         // cached row is used, as in Core Data…
         #expect(try await faultTitle(b, ids[0]) == "x")
@@ -238,12 +238,15 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)
         defer { try? coordinator.close() }
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)   // two contexts: the cache is on
         let ids = try await seed(a, ["x"])
         #expect(a.stalenessInterval == -1)
         try await a.perform {
             let note = try #require(try a.fetch(FetchRequest<Note>()).first)
             #expect(note.title == "x")
         }
+        #expect(coordinator.rowCache.count == 1)
+        #expect(try await faultTitle(other, ids[0]) == "x")
         try writeElsewhere(dir.file(), key: ids[0].key, title: "elsewhere")
         // Core Data's gotcha: the refreshed fault fires from the row cache and shows "x". Here
         // a refresh evicts the row, so the fault reads the store.
@@ -277,13 +280,13 @@ import Testing
         options.rowCacheCapacity = 50
         let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file(), options: options))
         defer { try? coordinator.close() }
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         let a = ObjectContext(.privateQueue, coordinator: coordinator)
         let ids = try await seed(a, (0..<200).map { String(format: "n%03d", $0) })
         // A fetch larger than the cache adds nothing (it would only flush it).
         _ = try await fetchAll(a)
         #expect(coordinator.rowCache.count == 0)
         // Faults one by one: the cache keeps the 50 read last.
-        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         for id in ids { _ = try await faultTitle(b, id) }
         #expect(coordinator.rowCache.count == 50)
         let (recent, none) = try await selects(coordinator) { try await faultTitle(b, ids[199]) }
@@ -312,10 +315,11 @@ import Testing
         let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file(), options: options))
         defer { try? coordinator.close() }
         let a = ObjectContext(.privateQueue, coordinator: coordinator)
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         let ids = try await seed(a, ["x"])
         _ = try await fetchAll(a)
         #expect(coordinator.rowCache.count == 0)
-        let (title, sql) = try await selects(coordinator) { try await faultTitle(a, ids[0]) }
+        let (title, sql) = try await selects(coordinator) { try await faultTitle(b, ids[0]) }
         #expect(title == "x")
         #expect(sql.count == 1, "\(sql)")
     }
@@ -324,13 +328,31 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)
         defer { try? coordinator.close() }
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         let ids = try await seed(a, ["x", "y"])
         _ = try await fetchAll(a)
         #expect(coordinator.rowCache.count == 2)
         _ = try coordinator.execute(BatchUpdateRequest(entityName: "Note", propertiesToUpdate: ["title": .string("batch")]))
         #expect(coordinator.rowCache.count == 0)
-        let b = ObjectContext(.privateQueue, coordinator: coordinator)
         #expect(try await faultTitle(b, ids[1]) == "batch")
+    }
+
+    @Test func aCoordinatorWithOneContextKeepsNoRows() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, a) = try await makeStore(dir)
+        defer { try? coordinator.close() }
+        let ids = try await seed(a, ["x"])
+        _ = try await fetchAll(a)
+        #expect(!coordinator.rowCache.isShared)
+        #expect(coordinator.rowCache.count == 0)
+        let (title, sql) = try await selects(coordinator) { try await faultTitle(a, ids[0]) }
+        #expect(title == "x")
+        #expect(sql.count == 1, "\(sql)")
+        // A second context turns it on.
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
+        _ = try await fetchAll(b)
+        #expect(coordinator.rowCache.isShared)
+        #expect(coordinator.rowCache.count == 1)
     }
 
     @Test func aReadThatBeganBeforeACommitDoesNotPutTheOldRowBack() async throws {
@@ -339,6 +361,8 @@ import Testing
         defer { try? coordinator.close() }
         let ids = try await seed(a, ["x"])
         let cache = coordinator.rowCache
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
+        #expect(cache.isShared)   // a and b
         // Timeline: 1. a read takes its token; 2. a save commits and evicts the row; 3. the read
         // finishes with the row as it was before the save and offers it to the cache.
         let token = cache.token()
@@ -351,15 +375,16 @@ import Testing
         // A token taken after the commit keeps its rows.
         cache.store(rows, token: cache.token())
         #expect(cache.count == 1)
+        withExtendedLifetime(b) {}
     }
 
     @Test func aChildWithNothingPendingAboveFaultsFromTheCache() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)
         defer { try? coordinator.close() }
+        let child = ObjectContext(.privateQueue, parent: a)
         let ids = try await seed(a, ["x"])
         _ = try await fetchAll(a)
-        let child = ObjectContext(.privateQueue, parent: a)
         let (title, sql) = try await selects(coordinator) { try await faultTitle(child, ids[0]) }
         #expect(title == "x")
         #expect(sql.isEmpty, "\(sql)")

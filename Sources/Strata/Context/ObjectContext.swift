@@ -136,6 +136,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         self.name = name ?? (concurrencyType == .mainQueue ? "main context" : "private context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "private")")
         self.checksQueueAccess = checksQueueAccess ?? Self.concurrencyDebugging
+        coordinator.rowCache.contextOpened()
         saveSubscription = coordinator.saveObservers.addChangeHandler(id: saveSubscriber) { [weak self] changes in
             guard let context = self else { return }
             context.queue.async { if context.automaticallyMergesChangesFromParent { context.mergeChanges(changes) } }
@@ -164,6 +165,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         self.name = name ?? (concurrencyType == .mainQueue ? "main child context" : "private child context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "child")")
         self.checksQueueAccess = checksQueueAccess ?? Self.concurrencyDebugging
+        parent.coordinator.rowCache.contextOpened()
         parent.children.withLock { children in
             children.removeAll { $0.context == nil }
             children.append(WeakContext(self))
@@ -174,6 +176,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         // Objects reference each other strongly through relationships: cut them loose so the
         // graph is freed with the context (objects still held elsewhere become detached).
         for object in registry.all { object.detachFromContext() }
+        coordinator.rowCache.contextClosed()
     }
 
     /// How conflicts are resolved when this context saves, and what a merge does with local

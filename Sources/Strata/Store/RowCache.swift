@@ -19,6 +19,9 @@ import Synchronization
 /// - **Races.** A read takes a ``Token`` before it starts; its rows are kept only if nothing
 ///   was evicted or emptied meanwhile, so a read that began before a commit cannot put the
 ///   old row back after the commit evicted it.
+/// - **Shared or nothing.** While the coordinator has a single context, reads neither look
+///   rows up nor keep them (evictions still run), so the hot paths of a one-context user do
+///   not pay for the cache.
 /// - **Bounded**: at most ``capacity`` rows, the oldest stored evicted first. A read of more
 ///   rows than that (a large fetch) refreshes the rows already cached and adds none.
 ///
@@ -94,6 +97,10 @@ final class RowCache: Sendable {
 
     /// The most rows kept (0: no cache).
     let capacity: Int
+    /// Contexts alive on the coordinator. With one (or none) there is nobody to share rows
+    /// with, and reads skip the cache (a refresh evicts the context's own rows anyway): a
+    /// single-context user pays nothing for it.
+    private let contexts = Atomic<Int>(0)
     private let fileCommits: StoreFileCommits
     private let state: Mutex<State>
 
@@ -102,6 +109,13 @@ final class RowCache: Sendable {
         self.fileCommits = fileCommits
         self.state = Mutex(State(commitsSeen: fileCommits.count.load(ordering: .acquiring)))
     }
+
+    /// A context on the coordinator was made.
+    func contextOpened() { contexts.add(1, ordering: .relaxed) }
+    /// A context on the coordinator went away.
+    func contextClosed() { contexts.subtract(1, ordering: .relaxed) }
+    /// Whether reads use the cache: it is on and two contexts or more may share rows.
+    var isShared: Bool { capacity > 0 && contexts.load(ordering: .relaxed) > 1 }
 
     /// Rows of `entity` cached for `keys`, read at most `staleness` seconds ago (negative:
     /// any age; 0: none), and the keys to read from the store. With every key found, `missing`

@@ -9,6 +9,7 @@ extension StoreCoordinator {
     /// from the row cache when it holds them, read at most `staleness` seconds ago (negative:
     /// any age; 0: always from the store, as a fetch does), the rest from the store.
     func readRows(of entity: EntityDescription, keys: [Int64], staleness: TimeInterval) throws(StrataError) -> [RowSnapshot] {
+        guard rowCache.isShared else { return try readRows(of: entity, keys: keys) }
         let (cached, missing) = rowCache.lookup(entity, keys: keys, staleness: staleness)
         guard !missing.isEmpty else { return cached }
         let token = rowCache.token()
