@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The settings of a context that may be changed from any thread.
@@ -14,4 +15,6 @@ struct ContextSettings: Sendable {
     var automaticallyMergesChangesFromParent = false
     /// Recorded with each save in the store's history.
     var transactionAuthor: String?
+    /// How old a cached row a fault may use (seconds; negative: any age, 0: none).
+    var stalenessInterval: TimeInterval = -1
 }

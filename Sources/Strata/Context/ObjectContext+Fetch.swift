@@ -176,7 +176,7 @@ extension ObjectContext {
     func fill(_ faults: [ManagedObject], entity: EntityDescription) throws(StrataError) -> [ManagedObject] {
         guard !faults.isEmpty else { return [] }
         var byID: [ObjectID: RowSnapshot] = [:]
-        for row in try source.rows(of: entity, ids: Array(Set(faults.map(\.objectID)))) {
+        for row in try source.rows(of: entity, ids: Array(Set(faults.map(\.objectID))), staleness: 0) {   // a fetch reads the store
             if let error = row.errors.values.first { throw error }
             byID[row.id] = row
         }

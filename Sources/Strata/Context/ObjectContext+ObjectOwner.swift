@@ -16,7 +16,7 @@ extension ObjectContext: ObjectOwner {
         }
         if faults.isEmpty { faults = [object] }
         do {
-            let rows = try source.rows(of: entity, ids: faults.map(\.objectID))
+            let rows = try source.rows(of: entity, ids: faults.map(\.objectID), staleness: stalenessInterval)
             if rows.count == faults.count, rows.indices.allSatisfy({ rows[$0].id == faults[$0].objectID }) {
                 // The rows came back in the faults' order (a page of keys read by `_id`, the
                 // common case): fill by position, no dictionary of rows by ID.

@@ -57,7 +57,7 @@ extension ObjectContext {
         let held = objects.filter { !$0.lifecycle.isFault && !$0.lifecycle.isInserted && !$0.lifecycle.isDeleted && !new.contains(ObjectIdentifier($0)) }
         guard !held.isEmpty else { return }
         var byID: [ObjectID: RowSnapshot] = [:]
-        for row in try source.rows(of: entity, ids: held.map(\.objectID)) { byID[row.id] = row }
+        for row in try source.rows(of: entity, ids: held.map(\.objectID), staleness: 0) { byID[row.id] = row }   // a fetch reads the store
         for object in held { if let row = byID[object.objectID] { take(row, keepingChangesOf: object) } }
     }
 }

@@ -214,9 +214,12 @@ extension ObjectContext {
         guard object.storageOwner === self, !object.lifecycle.isInserted else { return }
         if !mergeChanges || !object.lifecycle.hasChanges {
             turnIntoFault(object)
+            // Its next fault reads the store, whatever the staleness interval (Core Data may
+            // answer it from the row cache: the old values a refresh was meant to replace).
+            if !object.objectID.isTemporary { coordinator.rowCache.evict([object.objectID]) }
             return
         }
-        guard let row = try? source.rows(of: object.entity, ids: [object.objectID]).first else { return }
+        guard let row = try? source.rows(of: object.entity, ids: [object.objectID], staleness: 0).first else { return }
         take(row, keepingChangesOf: object)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A context's side of the row source: running a child's question on this context's queue,
 /// and answering it from the objects held here (unsaved changes included) or from below.
 extension ObjectContext {
@@ -16,7 +18,8 @@ extension ObjectContext {
 
     /// Snapshots of `ids` for a child: registered, loaded objects as they are now (unsaved
     /// changes included, deleted ones absent), the rest from below.
-    func snapshots(of entity: EntityDescription, ids: [ObjectID]) throws(StrataError) -> [RowSnapshot] {
+    /// `staleness` is the asking child's (see ``stalenessInterval``).
+    func snapshots(of entity: EntityDescription, ids: [ObjectID], staleness: TimeInterval) throws(StrataError) -> [RowSnapshot] {
         var result: [RowSnapshot] = []
         var missing: [ObjectID] = []
         var askedAs: [ObjectID: ObjectID] = [:]   // permanent ID → the temporary one a child still uses
@@ -33,7 +36,7 @@ extension ObjectContext {
             }
         }
         if !missing.isEmpty {
-            for var row in try source.rows(of: entity, ids: missing) {
+            for var row in try source.rows(of: entity, ids: missing, staleness: staleness) {
                 if let asked = askedAs[row.id] { row.id = asked }
                 result.append(row)
             }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import OrderedCollections
 import Synchronization
 
@@ -136,6 +136,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         self.name = name ?? (concurrencyType == .mainQueue ? "main context" : "private context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "private")")
         self.checksQueueAccess = checksQueueAccess ?? Self.concurrencyDebugging
+        coordinator.rowCache.contextOpened()
         saveSubscription = coordinator.saveObservers.addChangeHandler(id: saveSubscriber) { [weak self] changes in
             guard let context = self else { return }
             context.queue.async { if context.automaticallyMergesChangesFromParent { context.mergeChanges(changes) } }
@@ -164,6 +165,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         self.name = name ?? (concurrencyType == .mainQueue ? "main child context" : "private child context")
         self.queue = concurrencyType == .mainQueue ? .main() : .makePrivate(label: "strata.context.\(name ?? "child")")
         self.checksQueueAccess = checksQueueAccess ?? Self.concurrencyDebugging
+        parent.coordinator.rowCache.contextOpened()
         parent.children.withLock { children in
             children.removeAll { $0.context == nil }
             children.append(WeakContext(self))
@@ -174,6 +176,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         // Objects reference each other strongly through relationships: cut them loose so the
         // graph is freed with the context (objects still held elsewhere become detached).
         for object in registry.all { object.detachFromContext() }
+        coordinator.rowCache.contextClosed()
     }
 
     /// How conflicts are resolved when this context saves, and what a merge does with local
@@ -218,6 +221,30 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     public var transactionAuthor: String? {
         get { settings.withLock { $0.transactionAuthor } }
         set { settings.withLock { $0.transactionAuthor = newValue } }
+    }
+
+    /// How old, in seconds, a row in the coordinator's row cache may be for this context to
+    /// use it when it fires a fault or reads an object by ID (``existingObject(with:)``), as
+    /// Core Data's `stalenessInterval`: negative (the default, -1) uses a cached row of any
+    /// age, 0 always reads the store, a positive value uses rows read at most that long ago.
+    /// Fetches and refreshes always read the store (and refresh the cache). Settable from any
+    /// thread, like ``mergePolicy``.
+    ///
+    /// The cache never holds a row older than what this process last wrote or read: saves
+    /// through the coordinator evict the rows they write, and a commit by another coordinator
+    /// of the process on the same file empties it. A commit by another process empties it when
+    /// the coordinator notices one (its next save, a read of the store that sees it,
+    /// ``StoreCoordinator/hasExternalChanges()``); a context that must see such writes on every
+    /// fault without polling sets 0. See docs/architecture.md, "Row cache".
+    ///
+    /// For example:
+    /// ```swift
+    /// context.stalenessInterval = 0    // faults always read SQLite
+    /// context.stalenessInterval = 30   // rows read in the last 30 s are good enough
+    /// ```
+    public var stalenessInterval: TimeInterval {
+        get { settings.withLock { $0.stalenessInterval } }
+        set { settings.withLock { $0.stalenessInterval = newValue } }
     }
 
     // MARK: Running work on the context's queue
@@ -365,7 +392,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         guard !id.isTemporary || parent != nil else {
             throw StrataError(.objectNotFound, "The temporary ID \(id) belongs to another context.", entity: id.entity.name, objectID: id)
         }
-        let rows = try source.rows(of: id.entity, ids: [id])
+        let rows = try source.rows(of: id.entity, ids: [id], staleness: stalenessInterval)
         guard let row = rows.first else {
             throw StrataError(.objectNotFound, "No \(id.entity.name) with ID \(id) exists.", entity: id.entity.name, objectID: id)
         }

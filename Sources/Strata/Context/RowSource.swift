@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a context reads what it does not hold: its parent (which answers from its own
 /// objects, unsaved changes included, or from its own source) or, for a root, the store.
 /// A child asks its parent synchronously on the parent's queue, as Core Data does; when no
@@ -8,7 +10,7 @@
 ///
 /// For example (inside the engine):
 /// ```swift
-/// let rows = try source.rows(of: entity, ids: faults.map(\.objectID))
+/// let rows = try source.rows(of: entity, ids: faults.map(\.objectID), staleness: stalenessInterval)
 /// ```
 struct RowSource: Sendable {
     /// The context read through, for a child; `nil` for a root.
@@ -16,13 +18,15 @@ struct RowSource: Sendable {
     /// The store's coordinator.
     let coordinator: StoreCoordinator
 
-    /// The rows of `ids` as the layer below holds them. IDs with no row are absent.
-    func rows(of entity: EntityDescription, ids: [ObjectID]) throws(StrataError) -> [RowSnapshot] {
+    /// The rows of `ids` as the layer below holds them. IDs with no row are absent. Rows from
+    /// the store may come from its row cache when read at most `staleness` seconds ago
+    /// (negative: any age; 0: read the store).
+    func rows(of entity: EntityDescription, ids: [ObjectID], staleness: TimeInterval) throws(StrataError) -> [RowSnapshot] {
         if let parent, ids.contains(where: \.isTemporary) || ancestorsMayHavePending(entity) {
-            return try parent.syncOnQueue { () throws(StrataError) -> [RowSnapshot] in try parent.snapshots(of: entity, ids: ids) }
+            return try parent.syncOnQueue { () throws(StrataError) -> [RowSnapshot] in try parent.snapshots(of: entity, ids: ids, staleness: staleness) }
         }
         let keys = ids.compactMap(\.primaryKey)
-        return keys.isEmpty ? [] : try coordinator.readRows(of: entity, keys: keys)
+        return keys.isEmpty ? [] : try coordinator.readRows(of: entity, keys: keys, staleness: staleness)
     }
 
     /// The destinations of relationship `index` of each of `ids`, as the layer below holds them.

@@ -37,6 +37,22 @@ struct SaveOutcome: Sendable {
         }
     }
 
+    /// The rows the save wrote that existed before it, for the row cache to forget: updated,
+    /// deleted, cleared references, rows taken after a conflict, inserts that became an
+    /// existing row. (A new row's key was never used before, so no cache holds it.)
+    func rowsWritten(by batch: ChangeBatch) -> [ObjectID] {
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(batch.updated.count + batch.deleted.count + nullified.count + refreshed.count)
+        for change in batch.updated { ids.append(change.id) }
+        for deletion in batch.deleted { ids.append(deletion.id) }
+        for (id, _, _) in nullified { ids.append(id) }
+        for id in refreshed.keys { ids.append(savedID(of: id)) }
+        if !versions.isEmpty {
+            for change in batch.inserted where versions[change.id] != nil { ids.append(savedID(of: change.id)) }
+        }
+        return ids
+    }
+
     /// What the save changed, as other contexts and observers receive it.
     func changeSet(for batch: ChangeBatch) -> ChangeSet {
         var changes = ChangeSet()

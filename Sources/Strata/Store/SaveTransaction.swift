@@ -334,7 +334,7 @@ extension StoreCoordinator {
     func save(_ batch: ChangeBatch, policy: MergePolicy, origin: SaveOrigin, isRegistered: @escaping (ObjectID) -> Bool) throws(StrataError) -> SaveOutcome {
         let work = SaveTransaction(model: model, sql: saveSQL, keys: keys, batch: batch, policy: policy, history: recordsHistory ? origin : nil, isRegistered: isRegistered)
         do {
-            return try write { db in try work.run(db) }
+            return try write(changedRows: { outcome in outcome.rowsWritten(by: batch) }) { db in try work.run(db) }
         } catch {
             throw Self.storeError(error)
         }

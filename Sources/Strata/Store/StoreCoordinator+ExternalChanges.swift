@@ -23,9 +23,11 @@ extension StoreCoordinator {
         } catch {
             throw Self.storeError(error, sql: "PRAGMA data_version")
         }
-        return lastDataVersion.withLock { last in
+        let changed = lastDataVersion.withLock { last in
             defer { last = version }
             return last.map { $0 != version } ?? false
         }
+        if changed { rowCache.removeAll() }   // rows another process may have rewritten
+        return changed
     }
 }

@@ -9,13 +9,16 @@ extension StoreCoordinator {
         let reader = RowReader(entity: plan.entity, model: model)
         var arguments: [DatabaseValue] = []
         let sql = plan.sql(columns: reader.selectList(alias: "t0"), pendingChanges: window, arguments: &arguments)
-        return try read(plan) { db -> [RowSnapshot] in
+        let token = rowCache.isShared ? rowCache.token() : nil
+        let rows = try read(plan) { db -> [RowSnapshot] in
             let statement = try db.cachedStatement(sql: sql)
             statement.setUncheckedArguments(StatementArguments(arguments))
             var rows: [RowSnapshot] = []
             try RawStatement.forEachRow(statement, db) { rows.append(reader.read($0)) }
             return rows
         }
+        if let token { rowCache.store(rows, token: token) }   // a fetch reads the store and refreshes the cache
+        return rows
     }
 
     /// The primary keys a plan selects.

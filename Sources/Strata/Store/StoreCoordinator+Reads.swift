@@ -1,11 +1,26 @@
+import Foundation
 import GRDB
 
 extension StoreCoordinator {
     /// SQLite limits bound parameters; IN lists are read in chunks of this many keys.
     static let keyChunk = 500
 
-    /// Reads the rows of `entity` with the given primary keys (any order; missing rows are absent).
-    func readRows(of entity: EntityDescription, keys: [Int64]) throws(StrataError) -> [RowSnapshot] {
+    /// The rows of `entity` with the given primary keys (any order; missing rows are absent):
+    /// from the row cache when it holds them, read at most `staleness` seconds ago (negative:
+    /// any age; 0: always from the store, as a fetch does), the rest from the store.
+    func readRows(of entity: EntityDescription, keys: [Int64], staleness: TimeInterval) throws(StrataError) -> [RowSnapshot] {
+        guard rowCache.isShared else { return try readRows(of: entity, keys: keys) }
+        let (cached, missing) = rowCache.lookup(entity, keys: keys, staleness: staleness)
+        guard !missing.isEmpty else { return cached }
+        let token = rowCache.token()
+        let rows = try readRows(of: entity, keys: missing)
+        rowCache.store(rows, token: token)
+        return cached.isEmpty ? rows : cached + rows
+    }
+
+    /// Reads the rows of `entity` with the given primary keys from the store (any order;
+    /// missing rows are absent).
+    private func readRows(of entity: EntityDescription, keys: [Int64]) throws(StrataError) -> [RowSnapshot] {
         let reader = RowReader(entity: entity, model: model)
         let select = "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.name)) t0 WHERE t0._id IN "
         return try read { db in
@@ -58,10 +73,17 @@ extension StoreCoordinator {
         }
     }
 
-    /// Runs a read, mapping SQLite failures to typed errors.
+    /// Runs a read, mapping SQLite failures to typed errors. The row cache learns whether the
+    /// connection saw another process's commit.
     func read<T>(_ body: (Database) throws -> T) throws(StrataError) -> T {
         do {
-            return try database.read(body)
+            let commits = rowCache.commitsNow
+            return try database.read { db in
+                let result = try body(db)
+                // Inside the read's transaction: the version of the snapshot the body read.
+                rowCache.didRead(on: UInt(bitPattern: db.sqliteConnection), dataVersion: StoreKeys.dataVersion(db), commitsBefore: commits)
+                return result
+            }
         } catch {
             throw Self.storeError(error)
         }
@@ -96,7 +118,7 @@ extension StoreCoordinator {
     /// Reserves `count` primary keys of `entity` (never handed out again) and returns the first.
     func reserveKeys(for entity: EntityDescription, count: Int) throws(StrataError) -> Int64 {
         do {
-            return try write { db in
+            return try write(changedRows: { _ in [] }) { db in   // only the key counters
                 try keys.reserve(count, of: entity, sql: saveSQL, db)
             }
         } catch {

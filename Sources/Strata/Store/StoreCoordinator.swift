@@ -43,6 +43,8 @@ public final class StoreCoordinator: Sendable {
     public let recordsHistory: Bool
     /// Write transactions that ran on the main queue.
     let mainQueueWriteCount = Atomic<Int>(0)
+    /// The rows this coordinator read, shared by its contexts (see ``RowCache``).
+    let rowCache: RowCache
 
     /// How many write transactions (saves, batch requests) this coordinator ran on the main
     /// queue. A stack that keeps SQLite writes off the main queue keeps this at zero.
@@ -64,13 +66,18 @@ public final class StoreCoordinator: Sendable {
     /// that deadline is retried after a short pause, so a save fails with `.storeBusy` only
     /// once the lock has been held elsewhere for the whole timeout. `body` runs again on a
     /// retry: the failed attempt's transaction was rolled back.
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
+    ///
+    /// `changedRows` names the rows the transaction wrote, for the row cache to forget after
+    /// the commit; `nil` (the default) forgets every cached row.
+    func write<T>(changedRows: ((T) -> [ObjectID])? = nil, _ body: (Database) throws -> T) throws -> T {
         if MainQueue.isCurrent { mainQueueWriteCount.add(1, ordering: .relaxed) }
         let timeout: Double = if case .sqlite(_, let options) = store { options.busyTimeout } else { 0 }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while true {
             do {
-                return try database.writeWithoutTransaction { db in try inImmediateTransaction(db, body) }
+                let result = try database.writeWithoutTransaction { db in try inImmediateTransaction(db, body) }
+                rowCache.didCommit(evicting: changedRows?(result))
+                return result
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010))
             }
@@ -82,7 +89,7 @@ public final class StoreCoordinator: Sendable {
     /// one-object save spent about a fifth of its instructions preparing them again.
     private func inImmediateTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
         try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-        keys.begin(db)
+        if keys.begin(db) { rowCache.removeAll() }   // another process wrote since this coordinator's last commit
         let result: T
         do {
             result = try body(db)
@@ -129,6 +136,9 @@ public final class StoreCoordinator: Sendable {
         self.storeIdentifier = identifier
         self.sqlRecorder = recorder
         self.saveSQL = SaveSQL(model: model)
+        let capacity: Int = if case .sqlite(_, let options) = store { options.rowCacheCapacity } else { StoreOptions().rowCacheCapacity }
+        let commits: StoreFileCommits = if case .sqlite(let url, _) = store { StoreFileCommits.shared(for: url) } else { StoreFileCommits() }
+        self.rowCache = RowCache(capacity: capacity, fileCommits: commits)
         _ = try? hasExternalChanges()  // the baseline: changes from now on count
     }
 

@@ -39,7 +39,19 @@ public struct StoreOptions: Sendable, Hashable {
     /// file and batch requests. Once on, it stays on for the file (every coordinator records).
     /// Read it with ``StoreCoordinator/history(after:limit:)``. See docs/history.md.
     public var recordsHistory = false
+    /// The most rows the coordinator's row cache keeps (0 turns it off). The cache holds the
+    /// rows the coordinator read, shared by its contexts: a context firing a fault on a row
+    /// that another context read within its `stalenessInterval` takes it from there instead of
+    /// SQLite. The oldest rows are evicted first. See docs/architecture.md, "Row cache".
+    ///
+    /// For example:
+    /// ```swift
+    /// var options = StoreOptions()
+    /// options.rowCacheCapacity = 0   // every fault reads SQLite
+    /// ```
+    public var rowCacheCapacity = 10_000
 
-    /// Default options: 5 s busy timeout, no SQL log, automatic lightweight migration.
+    /// Default options: 5 s busy timeout, no SQL log, automatic lightweight migration, a row
+    /// cache of 10 000 rows.
     public init() {}
 }

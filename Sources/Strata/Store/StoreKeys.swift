@@ -29,11 +29,16 @@ final class StoreKeys: Sendable {
     private let state = Mutex(State())
 
     /// Called after `BEGIN`: whether the counters known still hold (nobody wrote since).
-    func begin(_ db: Database) {
+    /// Returns `true` when another connection or process may have written since this
+    /// coordinator's last commit (or that cannot be told: before its first commit).
+    @discardableResult
+    func begin(_ db: Database) -> Bool {
         let version = Self.dataVersion(db)
-        state.withLock { state in
+        return state.withLock { state in
             state.staged = [:]
-            if version == nil || state.version != version { state.counters = [:] }
+            guard version == nil || state.version != version else { return false }
+            state.counters = [:]
+            return true
         }
     }
 

@@ -46,7 +46,7 @@ extension StoreCoordinator {
     public func deleteHistory(through token: HistoryToken) throws(StrataError) {
         try requireHistory()
         do {
-            try write { db in
+            try write(changedRows: { _ in [] }) { db in   // history only: no row of an entity
                 try db.execute(sql: "DELETE FROM \(HistoryTables.transactions) WHERE id <= ?", arguments: [token.rawValue])
             }
         } catch {

@@ -1,0 +1,34 @@
+import Foundation
+import Synchronization
+
+/// A count of the commits made to one store file by the coordinators of this process, shared
+/// by every coordinator open on that file. Each coordinator's row cache compares it with the
+/// commits it accounted for, so a row another coordinator of the process just rewrote is never
+/// served from a cache (writes by other processes are noticed through SQLite's data version
+/// instead; see ``RowCache``).
+///
+/// For example (inside the engine):
+/// ```swift
+/// let commits = StoreFileCommits.shared(for: url)
+/// commits.count.add(1, ordering: .releasing)
+/// ```
+final class StoreFileCommits: Sendable {
+    /// Commits to the file by this process's coordinators since the first one opened it.
+    let count = Atomic<UInt64>(0)
+
+    /// Counters by file path (standardised, symbolic links resolved). An entry costs a few
+    /// bytes and is kept for the process's life, so two coordinators opened one after the
+    /// other on the same file share a counter.
+    private static let byPath = Mutex<[String: StoreFileCommits]>([:])
+
+    /// The counter of the file at `url`.
+    static func shared(for url: URL) -> StoreFileCommits {
+        let path = url.standardizedFileURL.resolvingSymlinksInPath().path
+        return byPath.withLock { table in
+            if let counter = table[path] { return counter }
+            let counter = StoreFileCommits()
+            table[path] = counter
+            return counter
+        }
+    }
+}
