@@ -118,6 +118,9 @@ struct SaveSQL: Sendable {
     let updateCounter = "UPDATE \(StoreSchema.keysTable) SET max_key = ? WHERE entity = ?"
     /// Writes a new counter (`max_key`, `entity`).
     let insertCounter = "INSERT INTO \(StoreSchema.keysTable) (max_key, entity) VALUES (?, ?)"
+    /// For each entity with derived attributes: the read of the derived values of the rows the
+    /// save changed (see ``DerivedColumns``). Empty for a model without derived attributes.
+    let derivedReads: [DerivedRead]
 
     init(model: ObjectModel) {
         insert = model.entities.map { entity in
@@ -128,5 +131,6 @@ struct SaveSQL: Sendable {
             }
             return "INSERT INTO \(quoted(entity.name)) (\(names.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: names.count - 2)))"
         }
+        derivedReads = model.entities.compactMap(DerivedRead.init)
     }
 }

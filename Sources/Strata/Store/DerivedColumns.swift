@@ -1,0 +1,174 @@
+/// The SQL that keeps derived attributes current: triggers created with the schema, so that
+/// every write — a context's save, a batch request, a migration's copy — recomputes the
+/// derived columns of the rows it affects inside the same statement and transaction.
+///
+/// For a derived attribute `d` of entity `F`, each trigger runs
+/// `UPDATE "F" SET "d" = <value> WHERE <affected rows>`, where `<value>` is a correlated
+/// subquery over `F`'s own row:
+///
+/// | derivation | value | triggers |
+/// |---|---|---|
+/// | `lowercase:(a)` | `strata_lowercase("F"."a")` (`uppercase`, `canonical` alike) | after insert on `F`, after update of `a` on `F` |
+/// | `r.a` (to-one, key in `F`) | `(SELECT t."a" FROM "E" t WHERE t._id = "F"."r")` | after insert on `F` and `E`, after update of `r` on `F`, of `a` on `E` |
+/// | `r.@count`, `r.@sum.a`… (key in `E`) | `(SELECT count(*) FROM "E" t WHERE t."inv" = "F"._id)` | after insert on `F`; after insert, delete, update of `inv` (and `a`) on `E` |
+/// | the same through a join table | `(SELECT … FROM "J" j JOIN "E" t ON … WHERE j."own" = "F"._id)` | after insert on `F`; after insert, delete on `J`; after update of `a` on `E` |
+///
+/// One more trigger per entity with derived attributes, `_derived_<F>_log`, writes the key of
+/// each row whose derived value changed into `_strata_derived_changes`; a save reads those rows
+/// back (so the saving context and the contexts merging its change set see the new values)
+/// and empties the table. Writes from other programs leave rows there until the next save.
+///
+/// The string functions are SQL functions Strata registers on its connections: another
+/// program writing a string that a derivation reads needs them too (SQLite reports
+/// "no such function: strata_lowercase").
+enum DerivedColumns {
+    static let changesTable = "_strata_derived_changes"
+    static let triggerPrefix = "_derived_"
+    static let lowercaseFunction = "strata_lowercase"
+    static let uppercaseFunction = "strata_uppercase"
+
+    /// The table that lists rows whose derived values changed (by entity name and key).
+    static let createChangesTable =
+        "CREATE TABLE IF NOT EXISTS \(changesTable) (entity TEXT NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (entity, row)) WITHOUT ROWID"
+
+    /// Whether any entity of `model` has a derived attribute.
+    static func hasDerived(_ model: ObjectModel) -> Bool {
+        model.entities.contains { $0.attributes.contains(where: \.isDerived) }
+    }
+
+    /// Everything a store of `model` needs (nothing when no attribute is derived).
+    static func createStatements(_ model: ObjectModel) -> [String] {
+        guard hasDerived(model) else { return [] }
+        return [createChangesTable] + model.entities.flatMap { triggers(of: $0, in: model) }
+    }
+
+    /// Statements that set every derived column of every row from the data (a migration's last step).
+    static func recomputeStatements(_ model: ObjectModel) -> [String] {
+        model.entities.flatMap { entity in
+            entity.attributes.compactMap { attribute in
+                attribute.derivation.map { "UPDATE \(quoted(entity.name)) SET \(quoted(attribute.name)) = \(value($0, of: entity, in: model))" }
+            }
+        }
+    }
+
+    /// The triggers of `entity`'s derived attributes, and its log trigger.
+    static func triggers(of entity: EntityDescription, in model: ObjectModel) -> [String] {
+        let derived = entity.attributes.filter(\.isDerived)
+        guard !derived.isEmpty else { return [] }
+        var result: [String] = []
+        for attribute in derived {
+            guard let derivation = attribute.derivation else { continue }
+            let set = "UPDATE \(quoted(entity.name)) SET \(quoted(attribute.name)) = \(value(derivation, of: entity, in: model))"
+            for (n, trigger) in firings(derivation, of: entity, in: model).enumerated() {
+                let name = quoted("\(triggerPrefix)\(entity.name)_\(attribute.name)_\(n)")
+                result.append("CREATE TRIGGER \(name) AFTER \(trigger.event) ON \(quoted(trigger.table)) BEGIN \(set) WHERE \(trigger.rows); END")
+            }
+        }
+        let columns = derived.map { quoted($0.name) }
+        let changed = columns.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
+        result.append("CREATE TRIGGER \(quoted("\(triggerPrefix)\(entity.name)_log")) AFTER UPDATE OF \(columns.joined(separator: ", ")) ON \(quoted(entity.name)) WHEN \(changed) BEGIN INSERT OR IGNORE INTO \(changesTable) (entity, row) VALUES (\(SearchIndex.sqlText(entity.name)), new._id); END")
+        return result
+    }
+
+    /// A trigger's event (`INSERT`, `DELETE`, `UPDATE OF …`), table, and the `WHERE` clause
+    /// that picks the derived rows it recomputes.
+    private struct Firing {
+        var event: String
+        var table: String
+        var rows: String
+    }
+
+    /// The value of `derivation` for the row of `entity` being updated (its table's name
+    /// qualifies its columns).
+    static func value(_ derivation: Derivation, of entity: EntityDescription, in model: ObjectModel) -> String {
+        let own = quoted(entity.name)
+        switch derivation {
+        case .function(let function, let attribute):
+            let column = "\(own).\(quoted(attribute))"
+            switch function {
+            case .lowercase: return "\(lowercaseFunction)(\(column))"
+            case .uppercase: return "\(uppercaseFunction)(\(column))"
+            case .canonical:
+                let options = ObjectPredicate.StringOptions([.caseInsensitive, .diacriticInsensitive]).rawValue
+                return "\(PredicateFunctions.foldFunctionName)(\(column), \(options))"
+            }
+        case .toOne(let name, let attribute):
+            guard let r = entity.relationship(named: name) else { return "NULL" }
+            let destination = quoted(model.entities[r.destinationIndex].name)
+            switch r.storage {
+            case .foreignKey(let column):
+                return "(SELECT t.\(quoted(attribute)) FROM \(destination) AS t WHERE t._id = \(own).\(quoted(column)))"
+            case .inverseForeignKey(let column, _):
+                return "(SELECT t.\(quoted(attribute)) FROM \(destination) AS t WHERE t.\(quoted(column)) = \(own)._id)"
+            case .joinTable:
+                return "NULL"
+            }
+        case .toMany(let aggregate, let name, let attribute):
+            guard let r = entity.relationship(named: name) else { return "NULL" }
+            let destination = quoted(model.entities[r.destinationIndex].name)
+            let function: String = switch aggregate {
+            case .count: "count(*)"
+            case .sum: "coalesce(sum(t.\(quoted(attribute ?? ""))), 0)"
+            case .min: "min(t.\(quoted(attribute ?? "")))"
+            case .max: "max(t.\(quoted(attribute ?? "")))"
+            case .avg: "avg(t.\(quoted(attribute ?? "")))"
+            }
+            switch r.storage {
+            case .inverseForeignKey(let column, _):
+                return "(SELECT \(function) FROM \(destination) AS t WHERE t.\(quoted(column)) = \(own)._id)"
+            case .joinTable(let join):
+                let from = aggregate == .count
+                    ? "\(quoted(join.name)) AS j"
+                    : "\(quoted(join.name)) AS j JOIN \(destination) AS t ON t._id = j.\(quoted(join.otherColumn))"
+                return "(SELECT \(function) FROM \(from) WHERE j.\(quoted(join.ownColumn)) = \(own)._id)"
+            case .foreignKey:
+                return "NULL"
+            }
+        }
+    }
+
+    /// The writes that can change `derivation`'s value, and which of `entity`'s rows each affects.
+    private static func firings(_ derivation: Derivation, of entity: EntityDescription, in model: ObjectModel) -> [Firing] {
+        let own = entity.name
+        var result = [Firing(event: "INSERT", table: own, rows: "_id = new._id")]
+        switch derivation {
+        case .function(_, let attribute):
+            result.append(Firing(event: "UPDATE OF \(quoted(attribute))", table: own, rows: "_id = new._id"))
+        case .toOne(let name, let attribute):
+            guard let r = entity.relationship(named: name) else { return result }
+            let destination = model.entities[r.destinationIndex].name
+            switch r.storage {
+            case .foreignKey(let column):
+                result.append(Firing(event: "UPDATE OF \(quoted(column))", table: own, rows: "_id = new._id"))
+                result.append(Firing(event: "INSERT", table: destination, rows: "\(quoted(column)) = new._id"))
+                result.append(Firing(event: "UPDATE OF \(quoted(attribute))", table: destination, rows: "\(quoted(column)) = new._id"))
+            case .inverseForeignKey(let column, _):
+                result.append(Firing(event: "INSERT", table: destination, rows: "_id = new.\(quoted(column))"))
+                result.append(Firing(event: "DELETE", table: destination, rows: "_id = old.\(quoted(column))"))
+                result.append(Firing(event: "UPDATE OF \(quoted(column)), \(quoted(attribute))", table: destination, rows: "_id IN (old.\(quoted(column)), new.\(quoted(column)))"))
+            case .joinTable:
+                break
+            }
+        case .toMany(_, let name, let attribute):
+            guard let r = entity.relationship(named: name) else { return result }
+            let destination = model.entities[r.destinationIndex].name
+            switch r.storage {
+            case .inverseForeignKey(let column, _):
+                let columns = ([column] + (attribute.map { [$0] } ?? [])).map(quoted).joined(separator: ", ")
+                result.append(Firing(event: "INSERT", table: destination, rows: "_id = new.\(quoted(column))"))
+                result.append(Firing(event: "DELETE", table: destination, rows: "_id = old.\(quoted(column))"))
+                result.append(Firing(event: "UPDATE OF \(columns)", table: destination, rows: "_id IN (old.\(quoted(column)), new.\(quoted(column)))"))
+            case .joinTable(let join):
+                result.append(Firing(event: "INSERT", table: join.name, rows: "_id = new.\(quoted(join.ownColumn))"))
+                result.append(Firing(event: "DELETE", table: join.name, rows: "_id = old.\(quoted(join.ownColumn))"))
+                if let attribute {
+                    result.append(Firing(event: "UPDATE OF \(quoted(attribute))", table: destination,
+                                         rows: "_id IN (SELECT \(quoted(join.ownColumn)) FROM \(quoted(join.name)) WHERE \(quoted(join.otherColumn)) = new._id)"))
+                }
+            case .foreignKey:
+                break
+            }
+        }
+        return result
+    }
+}
