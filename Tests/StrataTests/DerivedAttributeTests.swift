@@ -377,7 +377,7 @@ final class Sticker: ManagedObject {
         let v3 = try ObjectModel(entities: entities(derived: false, sized: false))
         let third = try await StoreCoordinator(model: v3, store: .sqlite(url))
         let triggers = try await third.database.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' OR name = '_strata_derived_changes'")
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' OR name LIKE '\\_strata\\_derived%' ESCAPE '\\'")
         }
         #expect(triggers.isEmpty, "\(triggers)")
         _ = try third.execute(BatchDeleteRequest(entityName: "Thing"))

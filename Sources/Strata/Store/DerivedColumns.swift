@@ -2,9 +2,8 @@
 /// every write — a context's save, a batch request, a migration's copy — recomputes the
 /// derived columns of the rows it affects inside the same statement and transaction.
 ///
-/// For a derived attribute `d` of entity `F`, each trigger runs
-/// `UPDATE "F" SET "d" = <value> WHERE <affected rows>`, where `<value>` is a correlated
-/// subquery over `F`'s own row:
+/// The value of a derived attribute `d` of entity `F` is a correlated subquery over `F`'s own
+/// row:
 ///
 /// | derivation | value | triggers |
 /// |---|---|---|
@@ -12,6 +11,13 @@
 /// | `r.a` (to-one, key in `F`) | `(SELECT t."a" FROM "E" t WHERE t._id = "F"."r")` | after insert on `F` and `E`, after update of `r` on `F`, of `a` on `E` |
 /// | `r.@count`, `r.@sum.a`… (key in `E`) | `(SELECT count(*) FROM "E" t WHERE t."inv" = "F"._id)` | after insert on `F`; after insert, delete, update of `inv` (and `a`) on `E` |
 /// | the same through a join table | `(SELECT … FROM "J" j JOIN "E" t ON … WHERE j."own" = "F"._id)` | after insert on `F`; after insert, delete on `J`; after update of `a` on `E` |
+///
+/// The triggers of string functions and to-one key paths run `UPDATE "F" SET "d" = <value>
+/// WHERE <affected rows>` at once: each touches the rows that change. The triggers of to-many
+/// aggregates only mark the owning rows in `_strata_derived_pending(entity, row)`; the writer
+/// recomputes each marked row once, at the end of its transaction (``flushStatements(_:)``).
+/// Recomputing an aggregate per member write would make inserting n members into one owner
+/// cost O(n²) (20 000 notes into one folder: 24 s instead of 0.05 s in raw SQLite).
 ///
 /// One more trigger per entity with derived attributes, `_derived_<F>_log`, writes the key of
 /// each row whose derived value changed into `_strata_derived_changes`; a save reads those rows
@@ -23,6 +29,7 @@
 /// "no such function: strata_lowercase").
 enum DerivedColumns {
     static let changesTable = "_strata_derived_changes"
+    static let pendingTable = "_strata_derived_pending"
     static let triggerPrefix = "_derived_"
     static let lowercaseFunction = "strata_lowercase"
     static let uppercaseFunction = "strata_uppercase"
@@ -30,6 +37,10 @@ enum DerivedColumns {
     /// The table that lists rows whose derived values changed (by entity name and key).
     static let createChangesTable =
         "CREATE TABLE IF NOT EXISTS \(changesTable) (entity TEXT NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (entity, row)) WITHOUT ROWID"
+
+    /// The table that lists rows whose aggregates must be recomputed (by entity name and key).
+    static let createPendingTable =
+        "CREATE TABLE IF NOT EXISTS \(pendingTable) (entity TEXT NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (entity, row)) WITHOUT ROWID"
 
     /// Whether any entity of `model` has a derived attribute.
     static func hasDerived(_ model: ObjectModel) -> Bool {
@@ -39,7 +50,7 @@ enum DerivedColumns {
     /// Everything a store of `model` needs (nothing when no attribute is derived).
     static func createStatements(_ model: ObjectModel) -> [String] {
         guard hasDerived(model) else { return [] }
-        return [createChangesTable] + model.entities.flatMap { triggers(of: $0, in: model) }
+        return [createChangesTable, createPendingTable] + model.entities.flatMap { triggers(of: $0, in: model) }
     }
 
     /// Statements that set every derived column of every row from the data (a migration's last step).
@@ -56,13 +67,30 @@ enum DerivedColumns {
         let derived = entity.attributes.filter(\.isDerived)
         guard !derived.isEmpty else { return [] }
         var result: [String] = []
+        var marks: [Firing] = []   // the aggregates' firings, once each for the entity
+        var updates: [(firing: Firing, assignments: [String])] = []   // the others', by firing
         for attribute in derived {
             guard let derivation = attribute.derivation else { continue }
-            let set = "UPDATE \(quoted(entity.name)) SET \(quoted(attribute.name)) = \(value(derivation, of: entity, in: model))"
-            for (n, trigger) in firings(derivation, of: entity, in: model).enumerated() {
-                let name = quoted("\(triggerPrefix)\(entity.name)_\(attribute.name)_\(n)")
-                result.append("CREATE TRIGGER \(name) AFTER \(trigger.event) ON \(quoted(trigger.table)) BEGIN \(set) WHERE \(trigger.rows); END")
+            if case .toMany = derivation {
+                for firing in firings(derivation, of: entity, in: model) where !marks.contains(firing) { marks.append(firing) }
+                continue
             }
+            let assignment = "\(quoted(attribute.name)) = \(value(derivation, of: entity, in: model))"
+            for firing in firings(derivation, of: entity, in: model) {
+                if let i = updates.firstIndex(where: { $0.firing == firing }) { updates[i].assignments.append(assignment) }
+                else { updates.append((firing, [assignment])) }
+            }
+        }
+        let own = quoted(entity.name)
+        // One trigger per write and set of rows: a new row's string functions and key paths are
+        // one UPDATE of that row, not one per attribute.
+        for (n, update) in updates.enumerated() {
+            let name = quoted("\(triggerPrefix)\(entity.name)_\(n)")
+            result.append("CREATE TRIGGER \(name) AFTER \(update.firing.event) ON \(quoted(update.firing.table)) BEGIN UPDATE \(own) SET \(update.assignments.joined(separator: ", ")) WHERE \(update.firing.rows); END")
+        }
+        for (n, trigger) in marks.enumerated() {
+            let name = quoted("\(triggerPrefix)\(entity.name)_pending_\(n)")
+            result.append("CREATE TRIGGER \(name) AFTER \(trigger.event) ON \(quoted(trigger.table)) BEGIN INSERT OR IGNORE INTO \(pendingTable) (entity, row) SELECT \(SearchIndex.sqlText(entity.name)), _id FROM \(own) WHERE \(trigger.rows); END")
         }
         let columns = derived.map { quoted($0.name) }
         let changed = columns.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
@@ -72,10 +100,27 @@ enum DerivedColumns {
 
     /// A trigger's event (`INSERT`, `DELETE`, `UPDATE OF …`), table, and the `WHERE` clause
     /// that picks the derived rows it recomputes.
-    private struct Firing {
+    private struct Firing: Equatable {
         var event: String
         var table: String
         var rows: String
+    }
+
+    /// The statements that recompute the to-many aggregates of the rows marked pending, then
+    /// empty the marks: one `UPDATE` per entity with aggregates. A writer runs them at the end
+    /// of its transaction, before it reads the changed values back.
+    static func flushStatements(_ model: ObjectModel) -> [String] {
+        var result: [String] = []
+        for entity in model.entities {
+            let assignments = entity.attributes.compactMap { attribute -> String? in
+                guard let derivation = attribute.derivation, case .toMany = derivation else { return nil }
+                return "\(quoted(attribute.name)) = \(value(derivation, of: entity, in: model))"
+            }
+            guard !assignments.isEmpty else { continue }
+            result.append("UPDATE \(quoted(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE _id IN (SELECT row FROM \(pendingTable) WHERE entity = \(SearchIndex.sqlText(entity.name)))")
+        }
+        if !result.isEmpty { result.append("DELETE FROM \(pendingTable)") }
+        return result
     }
 
     /// The value of `derivation` for the row of `entity` being updated (its table's name

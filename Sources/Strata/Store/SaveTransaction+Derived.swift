@@ -22,9 +22,12 @@ struct DerivedRead: Sendable {
         sql = "SELECT _id, \(columns) FROM \(quoted(entity.name)) WHERE _id IN (SELECT row FROM \(DerivedColumns.changesTable) WHERE entity = \(SearchIndex.sqlText(entity.name)))"
     }
 
-    /// The derived values the triggers logged as changed since the log was last emptied, by
-    /// row; empties the log. Runs last in a write's transaction.
-    static func drain(_ reads: [DerivedRead], model: ObjectModel, _ db: Database) throws -> [ObjectID: [(slot: Int, value: PropertyValue)]] {
+    /// Recomputes the aggregates of the rows marked pending (`flush`, from
+    /// ``DerivedColumns/flushStatements(_:)``), then returns the derived values the triggers
+    /// logged as changed since the log was last emptied, by row, and empties the log. Runs last
+    /// in a write's transaction.
+    static func drain(_ reads: [DerivedRead], flush: [String], model: ObjectModel, _ db: Database) throws -> [ObjectID: [(slot: Int, value: PropertyValue)]] {
+        for statement in flush { try db.cachedStatement(sql: statement).execute() }
         var result: [ObjectID: [(slot: Int, value: PropertyValue)]] = [:]
         for read in reads {
             let entity = model.entities[read.entity]
@@ -48,7 +51,7 @@ struct DerivedRead: Sendable {
     static func drain(model: ObjectModel, into changes: inout ChangeSet, _ db: Database) throws {
         let reads = model.entities.compactMap(DerivedRead.init)
         guard !reads.isEmpty else { return }
-        changes.addDerivedValues(try drain(reads, model: model, db))
+        changes.addDerivedValues(try drain(reads, flush: DerivedColumns.flushStatements(model), model: model, db))
     }
 }
 
@@ -66,6 +69,6 @@ extension ChangeSet {
 extension SaveTransaction {
     /// Reads the derived values that this save's writes changed into `outcome`.
     func readDerivedValues(_ db: Database, _ outcome: inout SaveOutcome) throws {
-        outcome.derived = try DerivedRead.drain(sql.derivedReads, model: model, db)
+        outcome.derived = try DerivedRead.drain(sql.derivedReads, flush: sql.derivedFlush, model: model, db)
     }
 }

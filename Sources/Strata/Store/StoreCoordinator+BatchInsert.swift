@@ -26,7 +26,7 @@ extension StoreCoordinator {
             return try self.write { db in
                 let ids = try plan.run(count: request.rowCount, write, keys: keys, sql: saveSQL, db)
                 // Derived values are in the rows; the insert returns IDs, not values: the log is only emptied.
-                if !saveSQL.derivedReads.isEmpty { _ = try DerivedRead.drain(saveSQL.derivedReads, model: model, db) }
+                if !saveSQL.derivedReads.isEmpty { _ = try DerivedRead.drain(saveSQL.derivedReads, flush: saveSQL.derivedFlush, model: model, db) }
                 if recordsHistory { try HistoryWriter.record(ChangeSet(inserted: Set(ids)), kind: .batchInsert, db) }
                 return ids
             }

@@ -121,6 +121,8 @@ struct SaveSQL: Sendable {
     /// For each entity with derived attributes: the read of the derived values of the rows the
     /// save changed (see ``DerivedColumns``). Empty for a model without derived attributes.
     let derivedReads: [DerivedRead]
+    /// The statements that recompute pending aggregates (see ``DerivedColumns/flushStatements(_:)``).
+    let derivedFlush: [String]
 
     init(model: ObjectModel) {
         insert = model.entities.map { entity in
@@ -132,5 +134,6 @@ struct SaveSQL: Sendable {
             return "INSERT INTO \(quoted(entity.name)) (\(names.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: names.count - 2)))"
         }
         derivedReads = model.entities.compactMap(DerivedRead.init)
+        derivedFlush = DerivedColumns.flushStatements(model)
     }
 }

@@ -16,11 +16,14 @@ struct DerivedColumnsMigration {
         let triggers = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\\_derived\\_%' ESCAPE '\\'")
         before = triggers.map { "DROP TRIGGER IF EXISTS \(quoted($0))" }
         guard DerivedColumns.hasDerived(new) else {
-            if try db.tableExists(DerivedColumns.changesTable) { before.append("DROP TABLE \(DerivedColumns.changesTable)") }
+            for table in [DerivedColumns.changesTable, DerivedColumns.pendingTable] where try db.tableExists(table) {
+                before.append("DROP TABLE \(table)")
+            }
             return
         }
         // The recomputation logs every row it changes: nobody is waiting for those.
-        after = DerivedColumns.createStatements(new) + DerivedColumns.recomputeStatements(new) + ["DELETE FROM \(DerivedColumns.changesTable)"]
+        after = DerivedColumns.createStatements(new) + DerivedColumns.recomputeStatements(new)
+            + ["DELETE FROM \(DerivedColumns.pendingTable)", "DELETE FROM \(DerivedColumns.changesTable)"]
         let names = new.entities.flatMap { e in e.attributes.filter(\.isDerived).map { "\(e.name).\($0.name)" } }
         summary.append("compute derived \(names.joined(separator: ", "))")
     }
