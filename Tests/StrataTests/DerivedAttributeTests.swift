@@ -9,7 +9,7 @@ final class Rack: ManagedObject {
     @Attribute("name") var name = ""
     @Relationship("discs", inverse: "rack") var discs: Set<Disc>
     @Relationship("stickers", inverse: "racks") var stickers: Set<Sticker>
-    @Derived("discCount", from: "discs.@count") var discCount = 0
+    @Derived("discCount", .indexed, from: "discs.@count") var discCount = 0
     @Derived("totalMinutes", from: "discs.@sum.minutes") var totalMinutes: Int64 = 0
     @Derived("shortest", from: "discs.@min.minutes") var shortest: Int64? = nil
     @Derived("longest", from: "discs.@max.minutes") var longest: Int64? = nil
@@ -225,6 +225,8 @@ final class Sticker: ManagedObject {
             }
         }
         #expect(names == ["Big", "Été Rack"])
+        let index = try await coordinator.database.read { db in try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%\"discCount\"%'") }
+        #expect(index == "_idx_Rack_discCount", "@Derived(…, .indexed) indexes the column")
         #expect(sql.contains { $0.contains("\"discCount\" >=") && $0.contains("ORDER BY") }, "one SQL query filters and sorts on the column: \(sql)")
         let lowered = try await context.perform {
             try context.fetch(FetchRequest<Disc>(predicate: try ObjectPredicate("lowerTitle BEGINSWITH %@", "big"), sortKeys: [SortKey("lowerTitle")])).map(\.title)

@@ -17,7 +17,7 @@
 /// final class Folder: ManagedObject {
 ///     @Attribute("name") var name = ""
 ///     @Relationship("notes", inverse: "folder") var notes: Set<Note>
-///     @Derived("noteCount", from: "notes.@count") var noteCount = 0
+///     @Derived("noteCount", .indexed, from: "notes.@count") var noteCount = 0
 ///     @Derived("nameKey", from: "canonical:(name)") var nameKey = ""
 /// }
 /// let busy = FetchRequest<Folder>(predicate: try ObjectPredicate("noteCount > 10"),
@@ -28,11 +28,12 @@ public struct Derived<Value> {
     @usableFromInline var attribute: Attribute<Value>
     @usableFromInline let expression: String
 
-    /// A derived attribute under `key`, computed by the store from `expression`.
+    /// A derived attribute under `key`, computed by the store from `expression`; `options` may
+    /// hold ``AttributeOptions/indexed`` (a derived attribute cannot be unique or searchable).
     @inlinable
-    public init(wrappedValue: Value, _ key: String, from expression: String) where Value: AttributeConvertible {
+    public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], from expression: String) where Value: AttributeConvertible {
         let construction = ObjectConstruction.current
-        self.attribute = Attribute(key: key, options: [], initialValue: wrappedValue, construction: construction,
+        self.attribute = Attribute(key: key, options: options, initialValue: wrappedValue, construction: construction,
                                    conversion: construction == nil ? ScalarConversion<Value>.self : nil, transformerName: nil)
         self.expression = expression
     }
