@@ -307,6 +307,27 @@ final class Sticker: ManagedObject {
         }
     }
 
+    @Test func aModelWithoutDerivedAttributesHasNoTriggersAndSavesAsBefore() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await context.perform {
+                let folder = context.insert(Folder.self)
+                folder.name = "Inbox"
+                let note = context.insert(Note.self)
+                note.folder = folder
+                try context.save()
+                note.title = "Edited"
+                try context.save()
+            }
+        }
+        #expect(!sql.contains { $0.contains("_derived") }, "\(sql)")
+        let objects = try await coordinator.database.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' OR name LIKE '\\_strata\\_derived%' ESCAPE '\\'")
+        }
+        #expect(objects.isEmpty, "\(objects)")
+    }
+
     @Test func theModelRefusesDerivationsItCannotResolve() throws {
         func model(_ expression: String, type: AttributeType = .int64) throws -> ObjectModel {
             try ObjectModel(entities: [
