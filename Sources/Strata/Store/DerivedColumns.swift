@@ -19,7 +19,10 @@
 /// Recomputing an aggregate per member write would make inserting n members into one owner
 /// cost O(n²) (20 000 notes into one folder: 24 s instead of 0.05 s in raw SQLite).
 ///
-/// One more trigger per entity with derived attributes, `_derived_<F>_log`, writes the key of
+/// Trigger names are `_derived_<F>.<n>`, `_derived_<F>.pending.<n>` and `_derived_<F>.log` (an
+/// entity name cannot hold a dot, so two entities' names never collide).
+///
+/// One more trigger per entity with derived attributes, `_derived_<F>.log`, writes the key of
 /// each row whose derived value changed into `_strata_derived_changes`; a save reads those rows
 /// back (so the saving context and the contexts merging its change set see the new values)
 /// and empties the table. Writes from other programs leave rows there until the next save.
@@ -85,16 +88,16 @@ enum DerivedColumns {
         // One trigger per write and set of rows: a new row's string functions and key paths are
         // one UPDATE of that row, not one per attribute.
         for (n, update) in updates.enumerated() {
-            let name = quoted("\(triggerPrefix)\(entity.name)_\(n)")
+            let name = quoted("\(triggerPrefix)\(entity.name).\(n)")
             result.append("CREATE TRIGGER \(name) AFTER \(update.firing.event) ON \(quoted(update.firing.table)) BEGIN UPDATE \(own) SET \(update.assignments.joined(separator: ", ")) WHERE \(update.firing.rows); END")
         }
         for (n, trigger) in marks.enumerated() {
-            let name = quoted("\(triggerPrefix)\(entity.name)_pending_\(n)")
+            let name = quoted("\(triggerPrefix)\(entity.name).pending.\(n)")
             result.append("CREATE TRIGGER \(name) AFTER \(trigger.event) ON \(quoted(trigger.table)) BEGIN INSERT OR IGNORE INTO \(pendingTable) (entity, row) SELECT \(SearchIndex.sqlText(entity.name)), _id FROM \(own) WHERE \(trigger.rows); END")
         }
         let columns = derived.map { quoted($0.name) }
         let changed = columns.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
-        result.append("CREATE TRIGGER \(quoted("\(triggerPrefix)\(entity.name)_log")) AFTER UPDATE OF \(columns.joined(separator: ", ")) ON \(quoted(entity.name)) WHEN \(changed) BEGIN INSERT OR IGNORE INTO \(changesTable) (entity, row) VALUES (\(SearchIndex.sqlText(entity.name)), new._id); END")
+        result.append("CREATE TRIGGER \(quoted("\(triggerPrefix)\(entity.name).log")) AFTER UPDATE OF \(columns.joined(separator: ", ")) ON \(quoted(entity.name)) WHEN \(changed) BEGIN INSERT OR IGNORE INTO \(changesTable) (entity, row) VALUES (\(SearchIndex.sqlText(entity.name)), new._id); END")
         return result
     }
 
