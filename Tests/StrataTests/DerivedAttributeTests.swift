@@ -228,6 +228,12 @@ final class Sticker: ManagedObject {
         let index = try await coordinator.database.read { db in try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%\"discCount\"%'") }
         #expect(index == "_idx_Rack_discCount", "@Derived(…, .indexed) indexes the column")
         #expect(sql.contains { $0.contains("\"discCount\" >=") && $0.contains("ORDER BY") }, "one SQL query filters and sorts on the column: \(sql)")
+        // Swift's own predicates and sort descriptors reach the derived keys too.
+        let swift = try await context.perform {
+            let request = try FetchRequest<Rack>(predicate: #Predicate { $0.discCount >= 2 }, sortBy: [SortDescriptor(\Rack.discCount, order: .reverse)])
+            return try context.fetch(request).map(\.name)
+        }
+        #expect(swift == ["Big", "Été Rack"])
         let lowered = try await context.perform {
             try context.fetch(FetchRequest<Disc>(predicate: try ObjectPredicate("lowerTitle BEGINSWITH %@", "big"), sortKeys: [SortKey("lowerTitle")])).map(\.title)
         }
