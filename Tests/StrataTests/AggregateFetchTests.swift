@@ -231,6 +231,12 @@ import Testing
             ("a name SQL would misread", request { $0.expressionsToFetch = [.count(nil, as: "n\" FROM x --")] }, .invalidRequest, "n\" FROM x --"),
             ("sort through a key not in the result", request { $0.propertiesToGroupBy = ["rating"]; $0.sortKeys = [SortKey("folder.name")] }, .invalidRequest, "folder.name"),
             ("sort by a key not in the result", request { $0.propertiesToGroupBy = ["folder"]; $0.sortKeys = [SortKey("title")] }, .invalidRequest, "title"),
+            ("group by a key path through a to-many", request { $0.propertiesToGroupBy = ["tags.label"] }, .invalidRequest, "tags.label"),
+            ("group by a key path ending in a to-many", request { $0.propertiesToGroupBy = ["folder.notes"] }, .invalidRequest, "folder.notes"),
+            ("fetch a key path through a to-many", request { $0.propertiesToFetch = ["folder.notes.title"] }, .invalidRequest, "folder.notes.title"),
+            ("fetch a key path to an unknown key", request { $0.propertiesToFetch = ["folder.nope"] }, .invalidRequest, "folder.nope"),
+            ("fetch a key path through an attribute", request { $0.propertiesToFetch = ["title.count"] }, .invalidRequest, "title.count"),
+            ("group by a key path to a transformable", request { $0.propertiesToGroupBy = ["folder.name", "tags"] }, .invalidRequest, "tags"),
         ]
         try await context.perform {
             for (name, request, code, key) in cases {
@@ -265,6 +271,95 @@ import Testing
             return [names[id] ?? "?", String(n)]
         }
         #expect(got == expected)
+    }
+
+    /// Gives folders A and B the owner "Ann", C the owner "Bob"; D has none.
+    func assignOwners(_ context: ObjectContext) async throws -> [ObjectID: (folder: String, owner: String?)] {
+        try await context.perform {
+            let ann = context.insert(Person.self), bob = context.insert(Person.self)
+            ann.name = "Ann"
+            bob.name = "Bob"
+            var result: [ObjectID: (folder: String, owner: String?)] = [:]
+            for folder in try context.fetch(FetchRequest<Folder>()) {
+                folder.owner = ["A": ann, "B": ann, "C": bob][folder.name]
+                result[folder.objectID] = (folder.name, folder.owner?.name)
+            }
+            try context.save()
+            return result
+        }
+    }
+
+    @Test func groupsByKeyPathsThroughToOnes() async throws {
+        let (dir, coordinator, context, rows) = try await seeded(31, count: 140)
+        _ = dir
+        let folders = try await assignOwners(context)
+        var request = FetchRequest<Note>(sortKeys: [SortKey("folder.owner.name"), SortKey("folder.name", ascending: false)])
+        request.propertiesToGroupBy = ["folder.owner.name", "folder.name"]
+        request.expressionsToFetch = [.count(nil, as: "n"), .max("rating", as: "top")]
+        request.havingPredicate = try ObjectPredicate("n > 0 AND folder.name != %@", "B")
+        let grouped = request
+        let (result, sql) = try await coordinator.recordingSQL {
+            try await context.perform { try context.fetchDictionaries(grouped) }
+        }
+        #expect(sql.count == 1 && sql.first?.contains("GROUP BY") == true, "\(sql)")
+        // Expected: notes grouped by (owner, folder); "B" filtered out; nil folders (and so
+        // owners) form the group of two nils, which `!= "B"` keeps (NOT of a false `==`).
+        var groups: [[String?]: [Row]] = [:]
+        for row in rows {
+            let folder = row.folder.flatMap { folders[$0] }
+            groups[[folder?.owner, folder?.folder], default: []].append(row)
+        }
+        let expected = groups.filter { $0.key[1] != "B" }
+            .sorted { ($0.key[0] ?? "", $1.key[1] ?? "") < ($1.key[0] ?? "", $0.key[1] ?? "") }
+            .map { [$0.key[0] ?? "nil", $0.key[1] ?? "nil", String($0.value.count), String($0.value.map(\.rating).max() ?? 0)] }
+        let got = result.map { row -> [String] in
+            func text(_ value: PropertyValue?) -> String { if case .string(let s)? = value { s } else { value == .null ? "nil" : "?" } }
+            return [text(row["folder.owner.name"]), text(row["folder.name"]), String(Int(Self.number(row["n"]) ?? -1)), String(Int(Self.number(row["top"]) ?? -1))]
+        }
+        #expect(got == expected)
+        #expect(result.allSatisfy { Set($0.keys) == ["folder.owner.name", "folder.name", "n", "top"] })
+    }
+
+    @Test func fetchesKeyPathsThroughToOnesWithAndWithoutGrouping() async throws {
+        let (dir, _, context, rows) = try await seeded(5, count: 60)
+        _ = dir
+        let folders = try await assignOwners(context)
+        let owners = try await context.perform { () -> [String: ObjectID] in
+            Dictionary(uniqueKeysWithValues: try context.fetch(FetchRequest<Person>()).map { ($0.name, $0.objectID) })
+        }
+        // Plain: every note, the key path's value under its key path (nil through a nil to-one).
+        var plain = FetchRequest<Note>(sortKeys: [SortKey("title"), SortKey("rating")])
+        plain.propertiesToFetch = ["title", "rating", "folder.name", "folder.owner.name", "folder.owner"]
+        let values = try await context.perform { [plain] in try context.fetchDictionaries(plain) }
+        #expect(values.count == rows.count)
+        for value in values {
+            guard case .string(let title)? = value["title"], case .integer(let rating)? = value["rating"] else { Issue.record("\(value)"); continue }
+            let candidates = rows.filter { $0.title == title && $0.rating == rating }
+            let expected = Set(candidates.map { row -> [PropertyValue] in
+                let folder = row.folder.flatMap { folders[$0] }
+                return [folder.map { .string($0.folder) } ?? .null, folder?.owner.map { .string($0) } ?? .null,
+                        folder?.owner.flatMap { owners[$0] }.map(PropertyValue.objectID) ?? .null]
+            })
+            #expect(expected.contains([value["folder.name"] ?? .null, value["folder.owner.name"] ?? .null, value["folder.owner"] ?? .null]), "\(value)")
+        }
+        // Distinct: one row per owner name, nil included.
+        var distinct = FetchRequest<Note>(sortKeys: [SortKey("folder.owner.name")])
+        distinct.propertiesToFetch = ["folder.owner.name"]
+        distinct.returnsDistinctResults = true
+        let names = try await context.perform { [distinct] in try context.fetchDictionaries(distinct) }.map { $0["folder.owner.name"] ?? .integer(-1) }
+        let expectedNames = Set(rows.map { row -> PropertyValue in row.folder.flatMap { folders[$0]?.owner }.map(PropertyValue.string) ?? .null })
+        #expect(names == expectedNames.sorted { CompiledSortKeyOrder.less($0, $1) })
+        // Grouping by a key path ending in a to-one gives object IDs; the having predicate and
+        // the sort keys go on through it.
+        var byOwner = FetchRequest<Note>(sortKeys: [SortKey("folder.owner.name", ascending: false)])
+        byOwner.propertiesToGroupBy = ["folder.owner"]
+        byOwner.expressionsToFetch = [.count(nil, as: "n")]
+        byOwner.havingPredicate = try ObjectPredicate("folder.owner.name BEGINSWITH %@", "A")
+        let owned = try await context.perform { [byOwner] in try context.fetchDictionaries(byOwner) }
+        let annCount = rows.count { row in row.folder.flatMap { folders[$0]?.owner } == "Ann" }
+        #expect(owned.count == 1)
+        #expect(owned.first?["folder.owner"] == owners["Ann"].map(PropertyValue.objectID))
+        #expect(owned.first?["n"] == .integer(Int64(annCount)))
     }
 
     @Test func oneStatementAndPendingChangesIgnored() async throws {

@@ -127,7 +127,8 @@ extension ObjectContext {
     }
 
     /// Fetches plain values instead of objects: one dictionary per row with the keys of
-    /// `propertiesToFetch` (all attributes when nil); to-one relationships come as `.objectID`.
+    /// `propertiesToFetch` (all attributes when nil); to-one relationships come as `.objectID`,
+    /// and key paths through to-ones (`folder.name`) under their key paths.
     ///
     /// With `expressionsToFetch`, `propertiesToGroupBy`, `havingPredicate` or
     /// `returnsDistinctResults`, the rows are computed by one SQL statement: each group (or
@@ -138,7 +139,8 @@ extension ObjectContext {
     /// (aggregates are computed by SQLite over the saved rows).
     ///
     /// - Throws: `.invalidRequest` for a combination Core Data refuses too (a fetched key not
-    ///   grouped by, a `sum` of a string, a to-many key, a sort key that is not a result);
+    ///   grouped by, a `sum` of a string, a to-many key or a key path through one, a sort key
+    ///   that is not a result);
     ///   `.malformedPredicate` for a predicate or having predicate that does not fit.
     ///
     /// For example:

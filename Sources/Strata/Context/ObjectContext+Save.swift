@@ -134,7 +134,20 @@ extension ObjectContext {
                 adoptRowRelations(object, previous: previous)
             }
         }
+        takeDerivedValues(outcome.derived)
         finishSave(forgetting: pending.deleted.filter { !outcome.undeleted.contains($0.objectID) } + gone)
+    }
+
+    /// Gives the loaded objects the derived values the store computed in the save (faults read
+    /// theirs when they fire). The app never sets a derived attribute, so none is an edit.
+    private func takeDerivedValues(_ derived: [ObjectID: [(slot: Int, value: PropertyValue)]]) {
+        for (id, values) in derived {
+            guard let object = registry[id], !object.lifecycle.isFault else { continue }
+            for (slot, value) in values {
+                object.attributeValues[slot] = value
+                if object.committedAttributes != nil { object.committedAttributes?[slot] = value }
+            }
+        }
     }
 
     /// The one end of a save, to the store or into a parent: nothing is pending any more,

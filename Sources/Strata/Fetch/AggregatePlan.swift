@@ -9,6 +9,8 @@ struct AggregatePlan {
         case attribute(AttributeDescription)
         /// A to-one relationship's foreign-key column, read as an `.objectID` of `destination`.
         case toOne(column: String, destination: EntityDescription)
+        /// A key path through to-ones (`folder.name`), read by one subquery per hop.
+        case path(ToOnePath)
         /// An aggregate of `argument` (nil: all rows), computed as `computed` and returned as `result`.
         case expression(ExpressionDescription.Function, argument: Argument?, computed: AttributeType, result: AttributeType)
     }
@@ -25,6 +27,15 @@ struct AggregatePlan {
     struct Output {
         let name: String
         let column: Column
+        /// The column's name in SQL and in the result entity: the key, or for a key path
+        /// (whose dots a key of the result entity cannot hold) a name of Strata's own.
+        let sqlName: String
+
+        init(name: String, column: Column, sqlName: String? = nil) {
+            self.name = name
+            self.column = column
+            self.sqlName = sqlName ?? name
+        }
     }
 
     let entity: EntityDescription
@@ -78,9 +89,18 @@ struct AggregatePlan {
         }
         var outputs: [Output] = []
         var names: Set<String> = []
+        let taken = Set(expressions.map(\.name))
         for key in properties {
             guard names.insert(key).inserted else { throw failure("\(key) is fetched twice.", key: key) }
-            outputs.append(Output(name: key, column: try Self.propertyColumn(key, entity: entity, model: model, failure: failure)))
+            let column = try Self.propertyColumn(key, entity: entity, model: model, failure: failure)
+            var sqlName: String?
+            if key.contains(".") {
+                // A name no key of the model (they start with a letter) nor any expression has.
+                var n = outputs.count
+                while taken.contains("_path\(n)") { n += 1 }
+                sqlName = "_path\(n)"
+            }
+            outputs.append(Output(name: key, column: column, sqlName: sqlName))
         }
         for expression in expressions {
             guard !expression.name.isEmpty else { throw failure("An expression needs a name.") }
@@ -100,11 +120,19 @@ struct AggregatePlan {
         self.predicate = try request.predicate?.compiled(for: entity, in: model)
         let resultEntity = Self.resultEntity(of: entity, outputs: outputs, model: model)
         self.resultEntity = resultEntity
-        self.having = try request.havingPredicate?.compiled(for: resultEntity, in: model)
+        let paths = outputs.filter { $0.sqlName != $0.name }.map { (segments: $0.name.split(separator: ".").map(String.init), sqlName: $0.sqlName) }
+        if let having = request.havingPredicate {
+            self.having = try Self.renamingPaths(having, paths).compiled(for: resultEntity, in: model)
+        } else {
+            self.having = nil
+        }
+        let sqlNames = Set(outputs.map(\.sqlName))
         var sortKeys: [CompiledSortKey] = []
-        for key in request.sortKeys {
-            // A result key, or a key path through a to-one result key (`folder.name`).
-            guard let first = key.keyPath.split(separator: ".").first, names.contains(String(first)) else {
+        for var key in request.sortKeys {
+            // A result key, or a key path through a to-one result key (`folder.name`), or
+            // through a fetched key path (`folder.owner.name` after `folder.owner`).
+            key.keyPath = Self.renamingPath(key.keyPath.split(separator: ".").map(String.init), paths).joined(separator: ".")
+            guard let first = key.keyPath.split(separator: ".").first, sqlNames.contains(String(first)) else {
                 throw failure("Cannot sort by \(key.keyPath): a dictionary fetch with expressions, grouping or distinct results sorts by the keys it fetches and the names of its expressions.", key: key.keyPath)
             }
             sortKeys.append(try key.compiled(for: resultEntity, in: model))
@@ -130,9 +158,44 @@ struct AggregatePlan {
                 throw failure("\(entity.name).\(key) is \(relationship.isToMany ? "to-many" : "a to-one stored on the other side"): a dictionary fetch returns attributes and to-one relationships only.", key)
             }
             return .toOne(column: column, destination: model.entities[relationship.destinationIndex])
+        case nil where key.contains("."):
+            let path = try ToOnePath(key, from: entity, model: model)
+            if case .attribute(let attribute, let owner) = path.end, attribute.type == .transformable {
+                throw failure("\(owner.name).\(attribute.name) (\(key)) is transformable: it cannot be grouped or compared for distinct results.", key)
+            }
+            return .path(path)
         case nil:
             throw failure("\(entity.name) has no property \(key).", key)
         }
+    }
+
+    /// `keyPath` with a leading fetched key path (the longest) replaced by its SQL name.
+    static func renamingPath(_ keyPath: [String], _ paths: [(segments: [String], sqlName: String)]) -> [String] {
+        var best: (length: Int, sqlName: String)?
+        for path in paths where keyPath.count >= path.segments.count && Array(keyPath.prefix(path.segments.count)) == path.segments {
+            if path.segments.count > (best?.length ?? 0) { best = (path.segments.count, path.sqlName) }
+        }
+        guard let best else { return keyPath }
+        return [best.sqlName] + keyPath.dropFirst(best.length)
+    }
+
+    /// `predicate` with the fetched key paths it names replaced by their SQL names, so that it
+    /// compiles against the result entity.
+    static func renamingPaths(_ predicate: ObjectPredicate, _ paths: [(segments: [String], sqlName: String)]) -> ObjectPredicate {
+        guard !paths.isEmpty else { return predicate }
+        func rename(_ node: PredicateNode) -> PredicateNode {
+            switch node {
+            case .constant: return node
+            case .not(let inner): return .not(rename(inner))
+            case .and(let nodes): return .and(nodes.map(rename))
+            case .or(let nodes): return .or(nodes.map(rename))
+            case .comparison(var c):
+                c.keyPath = renamingPath(c.keyPath, paths)
+                if case .keyPath(let other) = c.value, !other.isEmpty { c.value = .keyPath(renamingPath(other, paths)) }
+                return .comparison(c)
+            }
+        }
+        return ObjectPredicate(node: rename(predicate.node))
     }
 
     private static func expressionColumn(
@@ -208,6 +271,19 @@ struct AggregatePlan {
                 relationship.storage = .foreignKey(column: output.name)
                 relationship.foreignKeyOrderColumn = nil
                 relationships.append(relationship)
+            case .path(let path):
+                switch path.end {
+                case .attribute(let original, _):
+                    var attribute = original
+                    attribute.name = output.sqlName
+                    attributes.append(attribute)
+                case .toOne(let original, _):
+                    var relationship = original
+                    relationship.name = output.sqlName
+                    relationship.storage = .foreignKey(column: output.sqlName)
+                    relationship.foreignKeyOrderColumn = nil
+                    relationships.append(relationship)
+                }
             case .expression(_, _, _, let result):
                 attributes.append(AttributeDescription(output.name, type: result))
             }

@@ -22,7 +22,13 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// When positive, only IDs are read up front and rows are read a page of this size at a
     /// time, when an object of the page is first touched. Honoured in every context.
     public var fetchBatchSize = 0
-    /// For dictionary results: the keys to read (attributes, or to-one relationships as IDs).
+    /// For dictionary results: the keys to read (attributes, or to-one relationships as IDs),
+    /// and key paths through to-ones (`folder.name`, `folder.owner`), each under its key path.
+    ///
+    /// For example:
+    /// ```swift
+    /// request.propertiesToFetch = ["title", "folder.name"]   // [["title": …, "folder.name": …]]
+    /// ```
     public var propertiesToFetch: [String]?
     /// For dictionary results: aggregate columns (`count`, `sum`, `min`, `max`, `average` of a
     /// key), each under its name. Without ``propertiesToGroupBy``, ``propertiesToFetch`` must
@@ -33,18 +39,20 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// request.expressionsToFetch = [.sum("rating", as: "total")]
     /// ```
     public var expressionsToFetch: [ExpressionDescription] = []
-    /// For dictionary results: the keys (attributes, to-one relationships) whose equal values
-    /// form one row. ``propertiesToFetch`` (nil means these keys) may name only these keys;
-    /// ``expressionsToFetch`` are computed per group.
+    /// For dictionary results: the keys (attributes, to-one relationships, key paths through
+    /// to-ones such as `folder.name`) whose equal values form one row. ``propertiesToFetch``
+    /// (nil means these keys) may name only these keys; ``expressionsToFetch`` are computed per
+    /// group. A key path through a to-many is refused with `.invalidRequest`.
     ///
     /// For example:
     /// ```swift
     /// request.propertiesToGroupBy = ["folder"]
+    /// request.propertiesToGroupBy = ["folder.owner.name"]   // one row per owner name
     /// ```
     public var propertiesToGroupBy: [String] = []
-    /// For grouped dictionary results: which groups to keep. Its keys are the grouped keys and
-    /// the names of ``expressionsToFetch`` (SQL `HAVING`); ``predicate`` filters rows before
-    /// grouping.
+    /// For grouped dictionary results: which groups to keep. Its keys are the grouped keys
+    /// (key paths included, and key paths on through a grouped to-one) and the names of
+    /// ``expressionsToFetch`` (SQL `HAVING`); ``predicate`` filters rows before grouping.
     ///
     /// For example:
     /// ```swift

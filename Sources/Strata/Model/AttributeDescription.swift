@@ -8,6 +8,7 @@
 /// let title = AttributeDescription("title", type: .string, defaultValue: .string(""))
 /// let uid = AttributeDescription("uniqueIdentifier", type: .string, isUnique: true)
 /// let body = AttributeDescription("body", type: .string, isSearchable: true)
+/// let noteCount = AttributeDescription("noteCount", type: .int64, derivationExpression: "notes.@count")
 /// ```
 public struct AttributeDescription: Sendable, Hashable {
     /// The key, which is also the column name.
@@ -30,6 +31,18 @@ public struct AttributeDescription: Sendable, Hashable {
     public var transformerName: TransformerName?
     /// A former name, so that a lightweight migration can rename instead of drop and add.
     public var renamingIdentifier: String?
+    /// For a derived attribute: how the store computes its value (Core Data's
+    /// `derivationExpression`): `folder.name`, `notes.@count`, `notes.@sum.rank` (and `@min`,
+    /// `@max`, `@avg`), `lowercase:(title)`, `uppercase:(title)`, `canonical:(title)`. The
+    /// store keeps the column current in every save's transaction; the app never sets it. See
+    /// ``Derived``.
+    public var derivationExpression: String?
+
+    /// Whether the store computes the value (see ``derivationExpression``).
+    public var isDerived: Bool { derivationExpression != nil }
+
+    /// The parsed ``derivationExpression`` (set when the model is built).
+    var derivation: Derivation?
 
     /// The transformer used for this attribute (resolved when the model is built; `nil`
     /// for other types).
@@ -44,7 +57,7 @@ public struct AttributeDescription: Sendable, Hashable {
     public init(
         _ name: String, type: AttributeType, isOptional: Bool = true, defaultValue: PropertyValue = .null,
         isIndexed: Bool = false, isUnique: Bool = false, transformerName: TransformerName? = nil,
-        renamingIdentifier: String? = nil, isSearchable: Bool = false
+        renamingIdentifier: String? = nil, isSearchable: Bool = false, derivationExpression: String? = nil
     ) {
         self.name = name
         self.type = type
@@ -55,6 +68,8 @@ public struct AttributeDescription: Sendable, Hashable {
         self.transformerName = transformerName
         self.renamingIdentifier = renamingIdentifier
         self.isSearchable = isSearchable
+        self.derivationExpression = derivationExpression
+        self.derivation = derivationExpression.flatMap(Derivation.init(parsing:))
     }
 
     public static func == (lhs: AttributeDescription, rhs: AttributeDescription) -> Bool {
@@ -62,6 +77,7 @@ public struct AttributeDescription: Sendable, Hashable {
             && lhs.defaultValue == rhs.defaultValue && lhs.isIndexed == rhs.isIndexed
             && lhs.isUnique == rhs.isUnique && lhs.transformerName == rhs.transformerName
             && lhs.renamingIdentifier == rhs.renamingIdentifier && lhs.isSearchable == rhs.isSearchable
+            && lhs.derivationExpression == rhs.derivationExpression
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -1,7 +1,7 @@
 /// Computes a model's version hash: 128 bits of FNV-1a over a canonical text of everything
 /// that shapes the store. Stable across processes (unlike `Hasher`, which is seeded).
 ///
-/// Renaming identifiers and the searchable flag count only when set (so models without them keep their hashes): two
+/// Renaming identifiers, the searchable flag and derivations count only when set (so models without them keep their hashes): two
 /// attributes that swap names change nothing else, and must still read as a new version.
 enum ModelHasher {
     static func hash(_ entities: [EntityDescription]) -> String {
@@ -9,7 +9,7 @@ enum ModelHasher {
         for entity in entities.sorted(by: { $0.name < $1.name }) {
             text += "E \(entity.name)\(renamed(entity.renamingIdentifier))\n"
             for a in entity.attributes.sorted(by: { $0.name < $1.name }) {
-                text += "A \(a.name) \(a.type.rawValue) o=\(a.isOptional) u=\(a.isUnique) i=\(a.isIndexed) t=\(a.transformerName?.rawValue ?? "")\(a.isSearchable ? " s=true" : "")\(renamed(a.renamingIdentifier))\n"
+                text += "A \(a.name) \(a.type.rawValue) o=\(a.isOptional) u=\(a.isUnique) i=\(a.isIndexed) t=\(a.transformerName?.rawValue ?? "")\(a.isSearchable ? " s=true" : "")\(a.derivationExpression.map { " d=\($0)" } ?? "")\(renamed(a.renamingIdentifier))\n"
             }
             for r in entity.relationships.sorted(by: { $0.name < $1.name }) {
                 text += "R \(r.name) \(r.destination) \(r.inverse) m=\(r.isToMany) o=\(r.isOrdered) opt=\(r.isOptional)\(renamed(r.renamingIdentifier))\n"

@@ -50,7 +50,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     }
 
     init(specs unsorted: [EntitySpec]) throws(StrataError) {
-        let specs = unsorted.sorted { $0.name < $1.name }
+        var specs = unsorted.sorted { $0.name < $1.name }
         var byName: [String: Int] = [:]
         for (i, spec) in specs.enumerated() {
             try Self.checkName(spec.name, what: "entity", entity: spec.name)
@@ -98,6 +98,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                 if !rel.isToMany, inverse.isOrdered { resolvedRelationships[e][r].foreignKeyOrderColumn = "_order_\(rel.name)" }
             }
         }
+        try Self.resolveDerivations(&specs, byName: byName)
         var entities: [EntityDescription] = []
         var byClass: [ObjectIdentifier: Int] = [:]
         for (i, spec) in specs.enumerated() {

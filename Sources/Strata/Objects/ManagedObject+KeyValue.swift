@@ -83,7 +83,8 @@ extension ManagedObject {
     /// any integer attribute, `Date` to `.date`, a `Codable` value through a transformable's
     /// transformer, objects and collections of objects to relationships).
     ///
-    /// - Throws: `.invalidRequest` for an unknown key or a value of the wrong type.
+    /// - Throws: `.invalidRequest` for an unknown key, a value of the wrong type, or a derived
+    ///   attribute (see ``Derived``), which only the store sets.
     ///
     /// For example:
     /// ```swift
@@ -94,6 +95,10 @@ extension ManagedObject {
         switch entity.propertyIndex[key] {
         case .attribute(let i)?:
             let attribute = entity.attributes[i]
+            if attribute.isDerived {
+                throw StrataError(.invalidRequest, "\(entity.name).\(key) is derived (\(attribute.derivationExpression ?? "")): the store computes it at save; it cannot be set.",
+                                  entity: entity.name, key: key, objectID: objectID)
+            }
             setAttributeValue(try Self.propertyValue(value, for: attribute, entity: entity), at: i)
         case .relationship(let i)?:
             let relationship = entity.relationships[i]

@@ -15,6 +15,10 @@ struct SaveOutcome: Sendable {
     var undeleted: Set<ObjectID> = []
     /// Rows whose foreign key still pointed at a deleted row, set to NULL: (row, key, new version).
     var nullified: [(ObjectID, String, Int64)] = []
+    /// Derived values the save's writes changed, by permanent ID: (attribute slot, new value).
+    /// The rows' versions do not change: only the store writes derived columns, so no
+    /// context's save can overwrite them with a stale value.
+    var derived: [ObjectID: [(slot: Int, value: PropertyValue)]] = [:]
 
     /// Gives the insert at `position` of the batch (ID `id`) the row key `key`.
     mutating func assign(_ key: Int64, to id: ObjectID, at position: Int) {
@@ -99,6 +103,10 @@ struct SaveOutcome: Sendable {
             changes.versions[saved] = row.version
         }
         for id in vanished { changes.deleted.insert(id) }
+        // Derived values: for updated rows and rows the save changed through their
+        // relationships (a folder whose note count changed); new objects carry theirs in the
+        // saving context only, as a change set's inserts carry no values.
+        if !derived.isEmpty { changes.addDerivedValues(derived) }
         return changes
     }
 }

@@ -65,6 +65,7 @@ struct SaveTransaction {
         }
         for change in batch.inserted { try writeRelationshipTables(change, db, outcome) }
         for change in batch.updated where !outcome.vanished.contains(change.id) { try writeRelationshipTables(change, db, outcome) }
+        if !sql.derivedReads.isEmpty { try readDerivedValues(db, &outcome) }
         if let history { try recordHistory(history, db, outcome) }
         return outcome
     }

@@ -19,7 +19,7 @@ extension StoreCoordinator {
         var arguments: [DatabaseValue] = []
         var columns: [String] = []
         for output in plan.outputs {
-            columns.append("\(Self.columnSQL(output.column)) AS \(quoted(output.name))")
+            columns.append("\(Self.columnSQL(output.column)) AS \(quoted(output.sqlName))")
         }
         var inner = "SELECT \(plan.distinct ? "DISTINCT " : "")\(columns.joined(separator: ", ")) FROM \(quoted(plan.entity.name)) t0"
         if let predicate = plan.predicate { inner += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
@@ -30,7 +30,7 @@ extension StoreCoordinator {
         var sql = "SELECT * FROM (\(inner)) r"
         if let having = plan.having { sql += " WHERE " + having.sql(alias: "r", arguments: &arguments) }
         var writer = PredicateSQLWriter(model: model, rootAlias: "r", arguments: arguments)
-        let order = plan.sortKeys.map { $0.orderingTerm(alias: "r", writer: &writer) } + plan.outputs.map { "r.\(quoted($0.name))" }
+        let order = plan.sortKeys.map { $0.orderingTerm(alias: "r", writer: &writer) } + plan.outputs.map { "r.\(quoted($0.sqlName))" }
         arguments = writer.arguments
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         if plan.limit > 0 || plan.offset > 0 {
@@ -61,6 +61,8 @@ extension StoreCoordinator {
             return "t0.\(quoted(attribute.name))"
         case .toOne(let column, _):
             return "t0.\(quoted(column))"
+        case .path(let path):
+            return path.sql(alias: "t0")
         case .expression(let function, let argument, let computed, let result):
             let value: String
             switch argument {
@@ -94,6 +96,15 @@ extension StoreCoordinator {
             return stored
         case .toOne(_, let destination):
             return RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null
+        case .path(let path):
+            switch path.end {
+            case .attribute(let attribute, let owner):
+                let stored = RawStatement.value(handle, index, type: attribute.type)
+                guard stored.fits(attribute.type) else { throw PropertyValue.misfit(stored, attribute: attribute, entity: owner, objectID: nil) }
+                return stored
+            case .toOne(_, let destination):
+                return RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null
+            }
         case .expression(_, _, _, let result):
             let value = RawStatement.value(handle, index, type: result)
             // The shortest text of the double (2.5, not 2.4999…), read as a decimal.

@@ -84,6 +84,7 @@ private struct BatchDeletePlan {
             try detach(list, db, &changes)
             start += StoreCoordinator.keyChunk
         }
+        try DerivedRead.drain(model: model, into: &changes, db)
         return changes
     }
 

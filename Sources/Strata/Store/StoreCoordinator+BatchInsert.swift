@@ -25,6 +25,8 @@ extension StoreCoordinator {
         do {
             return try self.write { db in
                 let ids = try plan.run(count: request.rowCount, write, keys: keys, sql: saveSQL, db)
+                // Derived values are in the rows; the insert returns IDs, not values: the log is only emptied.
+                if !saveSQL.derivedReads.isEmpty { _ = try DerivedRead.drain(saveSQL.derivedReads, flush: saveSQL.derivedFlush, model: model, db) }
                 if recordsHistory { try HistoryWriter.record(ChangeSet(inserted: Set(ids)), kind: .batchInsert, db) }
                 return ids
             }
@@ -54,6 +56,8 @@ private struct BatchInsertPlan {
         var position: [String: Int] = [:]
         for (i, key) in keys.enumerated() {
             switch entity.propertyIndex[key] {
+            case .attribute(let a)? where entity.attributes[a].isDerived:
+                throw StrataError(.invalidRequest, "A batch insert into \(entity.name) cannot set \(key): it is derived, and the store computes it.", entity: entity.name, key: key)
             case .attribute?: position[key] = i
             case .relationship(let r)? where !entity.relationships[r].isToMany:
                 guard case .foreignKey = entity.relationships[r].storage else { fallthrough }

@@ -58,6 +58,8 @@ private struct BatchUpdatePlan {
             let column: Column
             let stored: PropertyValue
             switch entity.propertyIndex[key] {
+            case .attribute(let i)? where entity.attributes[i].isDerived:
+                throw StrataError(.invalidRequest, "A batch update of \(entity.name) cannot set \(key): it is derived, and the store computes it.", entity: entity.name, key: key)
             case .attribute(let i)?:
                 column = .attribute(i)
                 stored = try Self.checked(value, for: entity.attributes[i], in: entity)
@@ -160,6 +162,8 @@ private struct BatchUpdatePlan {
         }
         var updated: [ObjectID: [String: PropertyValue]] = [:]
         for id in versions.keys { updated[id] = reported }
-        return ChangeSet(updated: updated, versions: versions)
+        var changes = ChangeSet(updated: updated, versions: versions)
+        try DerivedRead.drain(model: model, into: &changes, db)
+        return changes
     }
 }

@@ -49,19 +49,8 @@ extension StoreCoordinator {
         for key in keys {
             switch entity.propertyIndex[key] {
             case .attribute(let i)?:
-                let attribute = entity.attributes[i]
                 columns.append("t0.\(quoted(key))")
-                readers.append((key, { (handle: OpaquePointer, index: Int32) throws(StrataError) -> PropertyValue in
-                    let stored = RawStatement.value(handle, index, type: attribute.type)
-                    guard stored.fits(attribute.type) else { throw PropertyValue.misfit(stored, attribute: attribute, entity: entity, objectID: nil) }
-                    guard attribute.type == .transformable, case .data(let bytes) = stored else { return stored }
-                    do {
-                        guard let transformer = attribute.transformer else { throw StrataError(.undecodableValue, "No transformer.") }
-                        return .transformed(TransformedValue(data: bytes, value: try transformer.decode(bytes)))
-                    } catch {
-                        throw StrataError(.undecodableValue, "The stored value of \(entity.name).\(key) does not decode: \(error)", entity: entity.name, key: key, underlying: error)
-                    }
-                }))
+                readers.append((key, Self.attributeReader(entity.attributes[i], of: entity)))
             case .relationship(let i)?:
                 let relationship = entity.relationships[i]
                 guard case .foreignKey(let column) = relationship.storage else {
@@ -70,6 +59,16 @@ extension StoreCoordinator {
                 let destination = model.entities[relationship.destinationIndex]
                 columns.append("t0.\(quoted(column))")
                 readers.append((key, { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
+            case nil where key.contains("."):
+                // A key path through to-ones (`folder.name`), under its key path as in Core Data.
+                let path = try ToOnePath(key, from: entity, model: model)
+                columns.append(path.sql(alias: "t0"))
+                switch path.end {
+                case .attribute(let attribute, let owner):
+                    readers.append((key, Self.attributeReader(attribute, of: owner)))
+                case .toOne(_, let destination):
+                    readers.append((key, { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
+                }
             case nil:
                 throw StrataError(.invalidRequest, "\(entity.name) has no property \(key).", entity: entity.name, key: key)
             }
@@ -91,6 +90,21 @@ extension StoreCoordinator {
 }
 
 extension StoreCoordinator {
+    /// Reads a column holding `attribute` (of `entity`) as stored, decoding a transformable.
+    static func attributeReader(_ attribute: AttributeDescription, of entity: EntityDescription) -> (OpaquePointer, Int32) throws(StrataError) -> PropertyValue {
+        { (handle: OpaquePointer, index: Int32) throws(StrataError) -> PropertyValue in
+            let stored = RawStatement.value(handle, index, type: attribute.type)
+            guard stored.fits(attribute.type) else { throw PropertyValue.misfit(stored, attribute: attribute, entity: entity, objectID: nil) }
+            guard attribute.type == .transformable, case .data(let bytes) = stored else { return stored }
+            do {
+                guard let transformer = attribute.transformer else { throw StrataError(.undecodableValue, "No transformer.") }
+                return .transformed(TransformedValue(data: bytes, value: try transformer.decode(bytes)))
+            } catch {
+                throw StrataError(.undecodableValue, "The stored value of \(entity.name).\(attribute.name) does not decode: \(error)", entity: entity.name, key: attribute.name, underlying: error)
+            }
+        }
+    }
+
     /// Runs a read of `plan`'s rows; a text search SQLite cannot parse is `.malformedPredicate`.
     func read<T>(_ plan: FetchPlan, _ body: (Database) throws -> T) throws(StrataError) -> T {
         do {

@@ -336,9 +336,22 @@ final class SQLRecorder: Sendable {
     }
 }
 
-/// Per-connection setup shared by every coordinator (SQL functions used by predicates).
+/// Per-connection setup shared by every coordinator (SQL functions used by predicates and derived attributes).
 enum ConnectionSetup {
     static func prepare(_ db: Database) {
         PredicateFunctions.register(in: db)
+        db.add(function: lowercase)
+        db.add(function: uppercase)
+    }
+
+    /// `strata_lowercase(text)`, used by derived attributes (`lowercase:(title)`): Swift's
+    /// Unicode `lowercased()`, where SQLite's `lower()` folds ASCII only.
+    private static let lowercase = DatabaseFunction(DerivedColumns.lowercaseFunction, argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0])?.lowercased()
+    }
+
+    /// `strata_uppercase(text)`, used by derived attributes (`uppercase:(title)`).
+    private static let uppercase = DatabaseFunction(DerivedColumns.uppercaseFunction, argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0])?.uppercased()
     }
 }

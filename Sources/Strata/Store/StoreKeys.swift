@@ -123,6 +123,11 @@ struct SaveSQL: Sendable {
     let updateCounter = "UPDATE \(StoreSchema.keysTable) SET max_key = ? WHERE entity = ?"
     /// Writes a new counter (`max_key`, `entity`).
     let insertCounter = "INSERT INTO \(StoreSchema.keysTable) (max_key, entity) VALUES (?, ?)"
+    /// For each entity with derived attributes: the read of the derived values of the rows the
+    /// save changed (see ``DerivedColumns``). Empty for a model without derived attributes.
+    let derivedReads: [DerivedRead]
+    /// The statements that recompute pending aggregates (see ``DerivedColumns/flushStatements(_:)``).
+    let derivedFlush: [String]
 
     init(model: ObjectModel) {
         insert = model.entities.map { entity in
@@ -133,5 +138,7 @@ struct SaveSQL: Sendable {
             }
             return "INSERT INTO \(quoted(entity.name)) (\(names.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: names.count - 2)))"
         }
+        derivedReads = model.entities.compactMap(DerivedRead.init)
+        derivedFlush = DerivedColumns.flushStatements(model)
     }
 }

@@ -11,6 +11,8 @@
 /// - `_strata_migrations`: the store's history of model versions (see ``MigrationHistory``).
 /// - For an entity with searchable attributes, `_fts_<Entity>` (an FTS5 index with external
 ///   content) and its three triggers (see ``SearchIndex``).
+/// - For a model with derived attributes, `_strata_derived_changes(entity, row)` and the
+///   `_derived_…` triggers that keep the derived columns current (see ``DerivedColumns``).
 enum StoreSchema {
     static let metadataTable = "_strata_metadata"
     static let keysTable = "_strata_keys"
@@ -49,6 +51,8 @@ enum StoreSchema {
                 sql.append(joinTableIndex(join.name))
             }
         }
+        // Last: the derived attributes' triggers name other entities' tables and join tables.
+        sql.append(contentsOf: DerivedColumns.createStatements(model))
         return sql
     }
 

@@ -31,7 +31,9 @@ struct SyncModel: Sendable {
                 if relationship.isToMany { toManys.append(relationship) } else { toOnes.append(relationship) }
             }
             let identifier = identifierAttribute.flatMap { entity.attribute(named: $0) }.map(\.name)
-            plans[entity.name] = EntityPlan(entity: entity, identifierAttribute: identifier, attributes: entity.attributes, toOnes: toOnes, toManys: toManys)
+            // Derived attributes are not synced: each peer's store computes them from what is.
+            let attributes = entity.attributes.filter { !$0.isDerived }
+            plans[entity.name] = EntityPlan(entity: entity, identifierAttribute: identifier, attributes: attributes, toOnes: toOnes, toManys: toManys)
         }
         entities = plans
     }

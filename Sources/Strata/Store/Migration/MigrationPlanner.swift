@@ -162,7 +162,8 @@ struct MigrationPlanner {
         }
 
         let search = try SearchIndexMigration(new: new, db: db, untouched: searchUntouched, summary: &plan.summary)
-        plan.statements = search.before + dropIndexes + dropTables
+        let derived = try DerivedColumnsMigration(new: new, db: db, summary: &plan.summary)
+        plan.statements = derived.before + search.before + dropIndexes + dropTables
         // Renames go through temporary names, so that two entities can swap names.
         for (i, r) in renames.enumerated() {
             plan.statements.append("ALTER TABLE \(quoted(r.from)) RENAME TO \(quoted("_strata_rename_\(i)"))")
@@ -176,6 +177,7 @@ struct MigrationPlanner {
         plan.statements += try joinTableStatements(summary: &plan.summary, copied: &plan.rebuiltTables)
         plan.statements += createIndexes
         plan.statements += search.after
+        plan.statements += derived.after
         return plan
     }
 

@@ -29,6 +29,8 @@ struct StoredSchema: Codable, Equatable {
         var transformer: String?
         /// Present (true) only for searchable attributes, so older schemas read unchanged.
         var searchable: Bool?
+        /// Present only for derived attributes: the derivation expression.
+        var derived: String?
     }
 
     struct Relationship: Codable, Equatable {
@@ -48,7 +50,7 @@ struct StoredSchema: Codable, Equatable {
                 name: entity.name,
                 attributes: entity.attributes.map {
                     Attribute(name: $0.name, type: $0.type.rawValue, optional: $0.isOptional, indexed: $0.isIndexed,
-                              unique: $0.isUnique, transformer: $0.transformerName?.rawValue, searchable: $0.isSearchable ? true : nil)
+                              unique: $0.isUnique, transformer: $0.transformerName?.rawValue, searchable: $0.isSearchable ? true : nil, derived: $0.derivationExpression)
                 },
                 relationships: entity.relationships.map {
                     Relationship(name: $0.name, destination: $0.destination, inverse: $0.inverse, toMany: $0.isToMany,
@@ -87,7 +89,8 @@ struct StoredSchema: Codable, Equatable {
                     throw StrataError(.corruptStore, "\(path) records attribute \(entity.name).\(a.name) with unknown type \(a.type).", entity: entity.name, key: a.name)
                 }
                 var description = AttributeDescription(a.name, type: type, isOptional: a.optional, isIndexed: a.indexed, isUnique: a.unique,
-                                                       transformerName: a.transformer.map(TransformerName.init(rawValue:)), isSearchable: a.searchable ?? false)
+                                                       transformerName: a.transformer.map(TransformerName.init(rawValue:)), isSearchable: a.searchable ?? false,
+                                                       derivationExpression: a.derived)
                 if type == .transformable { description.transformer = StoredBytesTransformer() }
                 attributes.append(description)
             }

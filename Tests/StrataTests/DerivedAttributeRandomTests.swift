@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Random edits from every side — moves from the disc's and the rack's side, member values,
+/// renames, deletes, many-to-many changes, batch updates and deletes — each saved (or
+/// executed and merged), then every derived value the context holds is checked against the
+/// value computed in Swift from the objects, and a fresh context reading the store agrees.
+@Suite struct DerivedAttributeRandomTests {
+    static let names = ["Été", "ÉTÉ", "Rock", "rock", "Straße", "Jazz", "ça"]
+
+    @Test(arguments: SeededRandom.seeds([1, 2, 3, 4]))
+    func storedValuesMatchValuesComputedFromTheObjects(seed: UInt64) async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: DerivedAttributeTests.model, store: .sqlite(dir.file()))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        var random = SeededRandom(seed: seed)
+        for step in 0..<40 {
+            let state = random
+            let (batch, next) = try await context.perform { () -> (Strata.ChangeSet?, SeededRandom) in
+                var random = state
+                let racks = try context.fetch(FetchRequest<Rack>(sortKeys: [SortKey("name")]))
+                let discs = try context.fetch(FetchRequest<Disc>(sortKeys: [SortKey("title")]))
+                let stickers = try context.fetch(FetchRequest<Sticker>(sortKeys: [SortKey("text")]))
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    switch Int.random(in: 0..<12, using: &random) {
+                    case 0, 1:
+                        let rack = context.insert(Rack.self)
+                        rack.name = random.pick(Self.names)
+                    case 2, 3:
+                        let disc = context.insert(Disc.self)
+                        disc.title = random.pick(Self.names) + " \(step)"
+                        disc.minutes = Int64.random(in: 1...90, using: &random)
+                        disc.rack = racks.isEmpty || random.chance(0.2) ? nil : random.pick(racks)
+                    case 4 where !discs.isEmpty:
+                        random.pick(discs).rack = racks.isEmpty || random.chance(0.2) ? nil : random.pick(racks)
+                    case 5 where !discs.isEmpty && !racks.isEmpty:
+                        random.pick(racks).discs.insert(random.pick(discs))
+                    case 6 where !discs.isEmpty:
+                        let disc = random.pick(discs)
+                        disc.minutes = Int64.random(in: 1...90, using: &random)
+                        if random.chance(0.5) { disc.title = random.pick(Self.names) }
+                    case 7 where !racks.isEmpty:
+                        random.pick(racks).name = random.pick(Self.names)
+                    case 8 where !discs.isEmpty:
+                        let disc = random.pick(discs)
+                        if !disc.isDeleted { context.delete(disc) }
+                    case 9 where !racks.isEmpty && random.chance(0.3):
+                        let rack = random.pick(racks)
+                        if !rack.isDeleted { context.delete(rack) }
+                    case 10:
+                        if stickers.isEmpty || random.chance(0.3) {
+                            let sticker = context.insert(Sticker.self)
+                            sticker.text = "s\(step)"
+                            sticker.weight = Int64.random(in: 0...9, using: &random)
+                        } else if !racks.isEmpty {
+                            let sticker = random.pick(stickers), rack = random.pick(racks)
+                            if random.chance(0.5) { sticker.racks.insert(rack) } else { rack.stickers.remove(sticker) }
+                            if random.chance(0.3) { sticker.weight = Int64.random(in: 0...9, using: &random) }
+                        }
+                    default:
+                        continue
+                    }
+                }
+                try context.save()
+                // Now and then a batch request, merged like any change set.
+                switch Int.random(in: 0..<6, using: &random) {
+                case 0:
+                    let limit = Int.random(in: 1...90, using: &random)
+                    return (try coordinator.execute(BatchUpdateRequest(entityName: "Disc", predicate: try ObjectPredicate("minutes < %d", limit),
+                                                                       propertiesToUpdate: ["minutes": .integer(Int64(limit))])), random)
+                case 1:
+                    return (try coordinator.execute(BatchDeleteRequest(entityName: "Disc", predicate: try ObjectPredicate("minutes > %d", 80))), random)
+                default:
+                    return (nil, random)
+                }
+            }
+            random = next
+            try await context.perform {
+                if let batch { context.merge(batch) }
+                try Self.check(context, "seed \(seed) step \(step)")
+            }
+            let fresh = ObjectContext(.privateQueue, coordinator: coordinator)
+            try await fresh.perform { try Self.check(fresh, "seed \(seed) step \(step), read from the store") }
+        }
+    }
+
+    /// Every rack's and disc's derived values equal those computed from its relationships.
+    static func check(_ context: ObjectContext, _ label: String) throws {
+        for rack in try context.fetch(FetchRequest<Rack>()) {
+            let minutes = rack.discs.map(\.minutes)
+            let expected = DerivedAttributeTests.RackValues(
+                count: minutes.count, total: minutes.reduce(0, +), shortest: minutes.min(), longest: minutes.max(),
+                average: minutes.isEmpty ? nil : Double(minutes.reduce(0, +)) / Double(minutes.count),
+                stickers: rack.stickers.count, weight: rack.stickers.map(\.weight).reduce(0, +),
+                key: PredicateFunctions.fold(rack.name, [.caseInsensitive, .diacriticInsensitive]))
+            #expect(DerivedAttributeTests.RackValues(rack) == expected, "\(label): \(rack.name)")
+        }
+        for disc in try context.fetch(FetchRequest<Disc>()) {
+            #expect(disc.rackName == disc.rack?.name, "\(label): \(disc.title)")
+            #expect(disc.lowerTitle == disc.title.lowercased() && disc.upperTitle == disc.title.uppercased(), "\(label): \(disc.title)")
+        }
+    }
+}
