@@ -81,6 +81,27 @@ final class Sticker: ManagedObject {
         return (coordinator, context, rackID)
     }
 
+    /// A save that changes a derived value of a row it did not write (a disc's minutes change
+    /// its rack's total) evicts that row from the coordinator's row cache too: another context
+    /// faulting the rack sees the new values, not the cached old ones.
+    @Test func aDerivedValueChangedBySavingAnotherRowIsNotServedFromTheRowCache() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer, rackID) = try await seeded(dir)   // two contexts: the cache is shared
+        defer { try? coordinator.close() }
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        let before = try await reader.perform { try reader.fetch(FetchRequest<Rack>()).map(\.totalMinutes) }
+        #expect(before == [80])
+        #expect(coordinator.rowCache.count == 1, "the rack's row is cached")
+        try await writer.perform {
+            let disc = try #require(try writer.fetch(FetchRequest<Disc>()).first { $0.title == "Blue Train" })
+            disc.minutes = 35
+            try writer.save()
+        }
+        let third = ObjectContext(.privateQueue, coordinator: coordinator)
+        let total = try await third.perform { try #require(try third.existingObject(with: rackID) as? Rack).totalMinutes }
+        #expect(total == 85)
+    }
+
     @Test func everyDerivationIsComputedAtSaveAndShownByTheSavingContext() async throws {
         let dir = TemporaryDirectory()
         let (_, context, rackID) = try await seeded(dir)

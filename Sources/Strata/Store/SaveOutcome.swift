@@ -46,11 +46,12 @@ struct SaveOutcome: Sendable {
     /// existing row. (A new row's key was never used before, so no cache holds it.)
     func rowsWritten(by batch: ChangeBatch) -> [ObjectID] {
         var ids: [ObjectID] = []
-        ids.reserveCapacity(batch.updated.count + batch.deleted.count + nullified.count + refreshed.count)
+        ids.reserveCapacity(batch.updated.count + batch.deleted.count + nullified.count + refreshed.count + derived.count)
         for change in batch.updated { ids.append(change.id) }
         for deletion in batch.deleted { ids.append(deletion.id) }
         for (id, _, _) in nullified { ids.append(id) }
         for id in refreshed.keys { ids.append(savedID(of: id)) }
+        ids.append(contentsOf: derived.keys)   // rows whose derived values the store changed, written or not (permanent IDs)
         if !versions.isEmpty {
             for change in batch.inserted where versions[change.id] != nil { ids.append(savedID(of: change.id)) }
         }
