@@ -72,10 +72,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// For example:
     /// ```swift
     /// let attachment = EntityDescription("Attachment", attributes: [
-    ///     AttributeDescription("size", type: .int64, defaultValue: .int(0)),
+    ///     AttributeDescription("size", type: .int64, defaultValue: .integer(0)),
     /// ], isAbstract: true)
     /// let photo = EntityDescription("Photo", attributes: [
-    ///     AttributeDescription("width", type: .int64, defaultValue: .int(0)),
+    ///     AttributeDescription("width", type: .int64, defaultValue: .integer(0)),
     /// ], superentity: "Attachment")
     /// ```
     public convenience init(

@@ -92,6 +92,16 @@ struct ModelInheritance {
         return inheritedRelationships
     }
 
+    /// Whether entity `i` is abstract: it asks to be and has subentities (an entity without
+    /// any could never have objects). A typed class inherits its superclass's
+    /// `isAbstractEntity`, so a class whose superentity's class also answers true is not
+    /// abstract: only the topmost class of such a chain is.
+    func isAbstract(_ i: Int, specs: [EntitySpec]) -> Bool {
+        guard specs[i].isAbstract, !children[i].isEmpty else { return false }
+        if let p = parents[i], specs[i].superentity == nil, specs[p].isAbstract { return false }
+        return true
+    }
+
     /// The hierarchy record of entity `i`.
     func hierarchy(of i: Int, specs: [EntitySpec]) -> EntityHierarchy {
         let names = specs.map(\.name)

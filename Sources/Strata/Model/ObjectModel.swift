@@ -117,7 +117,7 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                 attributeConversions: spec.attributeConversions, relationshipConversions: spec.relationshipConversions,
                 renamingIdentifier: spec.renamingIdentifier,
                 superentityName: inheritance.parents[i].map { specs[$0].name },
-                isAbstract: spec.isAbstract && !hierarchy.subentityIndexes.isEmpty, hierarchy: hierarchy))
+                isAbstract: inheritance.isAbstract(i, specs: specs), hierarchy: hierarchy))
             if spec.managedClass != ManagedObject.self {
                 guard byClass.updateValue(i, forKey: ObjectIdentifier(spec.managedClass)) == nil else {
                     throw StrataError(.invalidModel, "Class \(spec.managedClass) is used by two entities.", entity: spec.name)
@@ -187,7 +187,7 @@ struct EntitySpec {
     var renamingIdentifier: String? = nil
     /// The superentity's name, when the spec names it (descriptions).
     var superentity: String? = nil
-    /// Whether the spec asks to be abstract (resolved: only an entity with subentities is).
+    /// Whether the spec asks to be abstract (resolved by ``ModelInheritance/isAbstract(_:specs:)``).
     var isAbstract = false
     /// For typed classes: the Swift superclasses, nearest first, up to `ManagedObject`; the
     /// nearest one in the model is the superentity.

@@ -80,7 +80,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Whether this class's entity is abstract: it gathers the properties its subclasses'
     /// entities share, a fetch of it returns their objects, and inserting it is a programmer
-    /// error (a trap). A class is the entity of its nearest superclass in the same model.
+    /// error (a trap). A class's superentity is the entity of its nearest superclass in the
+    /// same model. Subclasses inherit this `true`, and are not abstract for it: only the
+    /// topmost class answering `true` is (a class with no subentities never is).
     ///
     /// For example:
     /// ```swift
