@@ -372,4 +372,26 @@ import Testing
         let count = try await context.perform { try context.count(for: FetchRequest<Attachment>()) }
         #expect(count == 6)
     }
+
+    @Test func historyNamesEachObjectsOwnEntity() async throws {
+        let dir = TemporaryDirectory()
+        var options = StoreOptions()
+        options.recordsHistory = true
+        let coordinator = try await StoreCoordinator(model: inheritanceModel, store: .sqlite(dir.file("store.sqlite"), options: options))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await seed(context)
+        let first = try coordinator.history(after: nil)
+        let changes = first.flatMap(\.changes)
+        #expect(Set(changes.map(\.objectID.entity.name)) == ["Post", "Photo", "Video", "Clip"])
+        // Many-to-many members are recorded by key and read back under their own entity.
+        try await context.perform {
+            let badge = context.insert(Badge.self)
+            badge.attachments = Set(try context.fetch(FetchRequest<Attachment>()).filter { !($0 is Photo) })
+            try context.save()
+        }
+        let later = try coordinator.history(after: first.last?.token).flatMap(\.changes)
+        let badge = try #require(later.first { $0.objectID.entity.name == "Badge" })
+        let members = badge.addedMembers["attachments"] ?? []
+        #expect(members.count == 4 && Set(members.map(\.entity.name)) == ["Video", "Clip"])
+    }
 }
