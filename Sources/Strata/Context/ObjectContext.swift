@@ -435,9 +435,11 @@ struct WeakContext: @unchecked Sendable {  // safe: only the reference is shared
 }
 
 extension ObjectContext {
-    /// The bit of `entity` in ``pendingEntities``.
+    /// The bit of `entity` in ``pendingEntities``: its hierarchy's root's, so that a pending
+    /// object of a subentity counts for a read of any entity of its hierarchy.
     static func pendingBit(_ entity: EntityDescription) -> UInt64 {
-        entity.index < 64 ? 1 << UInt64(entity.index) : .max
+        let index = entity.hierarchy.rootIndex
+        return index < 64 ? 1 << UInt64(index) : .max
     }
 
     /// Records that `entity` has unsaved changes here.
