@@ -394,4 +394,52 @@ import Testing
         let members = badge.addedMembers["attachments"] ?? []
         #expect(members.count == 4 && Set(members.map(\.entity.name)) == ["Video", "Clip"])
     }
+
+    @Test func addingASubentityToAStoreIsRefusedAndLeavesItUntouched() async throws {
+        let dir = TemporaryDirectory()
+        let area = AttributeDescription("area", type: .double, defaultValue: .double(0))
+        let plain = try ObjectModel(entities: [EntityDescription("Shape", attributes: [area])])
+        do {
+            let coordinator = try await StoreCoordinator(model: plain, store: .sqlite(dir.file("shapes.sqlite")))
+            let context = ObjectContext(.privateQueue, coordinator: coordinator)
+            try await context.perform {
+                try context.insert(entityNamed: "Shape").setValue(2.0, forKey: "area")
+                try context.save()
+            }
+        }
+        let extended = try ObjectModel(entities: [
+            EntityDescription("Shape", attributes: [area]),
+            EntityDescription("Circle", attributes: [AttributeDescription("radius", type: .double, defaultValue: .double(0))], superentity: "Shape"),
+        ])
+        do {
+            _ = try await StoreCoordinator(model: extended, store: .sqlite(dir.file("shapes.sqlite")))
+            Issue.record("A model adding a subentity opened a store written without it.")
+        } catch {
+            #expect(error.code == .migrationRequired && ["Shape", "Circle"].contains(error.entity ?? ""))
+        }
+        let coordinator = try await StoreCoordinator(model: plain, store: .sqlite(dir.file("shapes.sqlite")))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let count = try await context.perform { try context.count(for: FetchRequest<ManagedObject>(entityName: "Shape")) }
+        #expect(count == 1)
+    }
+
+    @Test func aChildSeesItsParentsUnsavedSubentityObjectsThroughARelationship() async throws {
+        let dir = TemporaryDirectory()
+        let (_, root) = try await makeInheritanceStore(dir)
+        let postID = try await seed(root)
+        try await root.perform {
+            let post = try #require(try root.existingObject(with: postID) as? Post)
+            let clip = root.insert(Clip.self)
+            clip.name = "unsaved clip"
+            clip.note = post
+        }
+        let child = ObjectContext(.privateQueue, parent: root)
+        try await child.perform {
+            let post = try #require(try child.existingObject(with: postID) as? Post)
+            #expect(post.attachments.count == 7)
+            #expect(post.attachments.contains { $0.name == "unsaved clip" && $0 is Clip })
+            let clips = try child.fetch(FetchRequest<Video>(predicate: try ObjectPredicate("name == 'unsaved clip'")))
+            #expect(clips.count == 1 && clips.first is Clip)
+        }
+    }
 }
