@@ -442,4 +442,16 @@ import Testing
             #expect(clips.count == 1 && clips.first is Clip)
         }
     }
+
+    @Test func swiftPredicatesOnInheritedAndOwnKeys() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeInheritanceStore(dir)
+        try await seed(context)
+        try await context.perform {
+            let photos = try context.fetch(try FetchRequest<Photo>(predicate: #Predicate { $0.size > 10 && $0.width > 100 }, sortBy: [SortDescriptor(\.size)]))
+            #expect(photos.map(\.name) == ["Photo-3"])
+            let all = try context.fetch(try FetchRequest<Attachment>(predicate: #Predicate { $0.size >= 50 }, sortBy: [SortDescriptor(\.size, order: .reverse)]))
+            #expect(all.map(\.name) == ["Clip-5", "Video-4"])
+        }
+    }
 }
