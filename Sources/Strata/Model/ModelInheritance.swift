@@ -14,10 +14,10 @@ struct ModelInheritance {
     let order: [Int]
 
     init(specs: [EntitySpec], byName: [String: Int]) throws(StrataError) {
+        // Classes by identity (dynamic entities share the base class, which no typed class
+        // lists among its superclasses).
         var byClass: [ObjectIdentifier: Int] = [:]
-        for (i, spec) in specs.enumerated() where spec.managedClass != ManagedObject.self {
-            byClass[ObjectIdentifier(spec.managedClass)] = i
-        }
+        for (i, spec) in specs.enumerated() { byClass[ObjectIdentifier(spec.managedClass)] = byClass[ObjectIdentifier(spec.managedClass)] ?? i }
         var parents: [Int?] = Array(repeating: nil, count: specs.count)
         for (i, spec) in specs.enumerated() {
             if let name = spec.superentity {
@@ -131,12 +131,11 @@ struct ModelInheritance {
         var byTable: [String: [String: (definition: String, entity: String)]] = [:]
         for entity in entities where entity.hierarchy.storesKind {
             for column in entity.columns {
-                let name = StoreSchema.columnName(column, in: entity)
-                let definition: String
+                let name: String, definition: String
                 switch column {
-                case .attribute(let i): definition = entity.attributes[i].type.rawValue
-                case .foreignKey(let r): definition = "to-one \(entity.relationships[r].destination)"
-                case .order: definition = "order"
+                case .attribute(let i): (name, definition) = (entity.attributes[i].name, entity.attributes[i].type.rawValue)
+                case .foreignKey(let r): (name, definition) = (entity.relationships[r].name, "to-one \(entity.relationships[r].destination)")
+                case .order(let r): (name, definition) = (entity.relationships[r].foreignKeyOrderColumn ?? "_order_\(entity.relationships[r].name)", "order")
                 }
                 if let seen = byTable[entity.tableName]?[name] {
                     guard seen.definition == definition else {
