@@ -8,7 +8,7 @@ extension FetchedResultsController {
     func handle(_ changes: ChangeSet) {
         guard hasFetched else { return }
         let entity = index.evaluator.entity
-        func isOurs(_ id: ObjectID) -> Bool { id.entity === entity }
+        func isOurs(_ id: ObjectID) -> Bool { id.entity.isKind(of: entity) }   // a subentity's objects are ours too
         let suppressing = isManuallyReordering
 
         // Which of our objects the batch touches (by current ID).

@@ -41,9 +41,9 @@ extension ObjectContext {
                 awakened = try fill(objects.filter(\.lifecycle.isFault), entity: entity)
             }
         } else if asFaults {
-            let keys = try fetchKeys(plan, pendingChanges: window)
+            let ids = try fetchKeys(plan, pendingChanges: window)
             catchUpPermanentIDs()
-            objects = keys.map { resolve(ObjectID(entity: entity, key: $0)) }
+            objects = ids.map(resolve)
             groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
         } else {
             let rows = try coordinator.readRows(plan, pendingChanges: window)
@@ -105,7 +105,7 @@ extension ObjectContext {
             return try fetch(faulting).map(\.objectID)
         }
         if source.readsThroughParent { return try source.objectIDs(request) }
-        return try fetchKeys(FetchPlan(request, entity: entity, model: model), pendingChanges: nil).map { ObjectID(entity: entity, key: $0) }
+        return try fetchKeys(FetchPlan(request, entity: entity, model: model), pendingChanges: nil)
     }
 
     /// Counts the matching objects without reading them.
@@ -170,7 +170,7 @@ extension ObjectContext {
     }
 
 
-    private func fetchKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [Int64] {
+    private func fetchKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [ObjectID] {
         try coordinator.readKeys(plan, pendingChanges: pendingChanges)
     }
 

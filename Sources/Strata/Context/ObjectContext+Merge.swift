@@ -76,7 +76,7 @@ extension ObjectContext {
             if let version = changes.versions[id] { object.rowVersion = version }
         }
         // Loaded to-manys that may have gained inserted objects read again when next touched.
-        if !changes.inserted.isEmpty { invalidateToMany(towards: Set(changes.inserted.map { $0.entity.index })) }
+        if !changes.inserted.isEmpty { invalidateToMany(towards: Set(changes.inserted.flatMap { $0.entity.selfAndSuperentityIndexes(in: model) })) }
         publish(changes)
     }
 

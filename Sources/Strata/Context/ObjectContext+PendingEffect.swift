@@ -30,20 +30,21 @@ extension ObjectContext {
         guard !pending.isEmpty, plan.search == nil else { return effect }
         let entity = plan.entity
         func add(_ object: ManagedObject) {
-            guard object.entity === entity, !object.lifecycle.isDeleted, effect.ids.insert(ObjectIdentifier(object)).inserted else { return }
+            guard object.entity.isKind(of: entity), !object.lifecycle.isDeleted, effect.ids.insert(ObjectIdentifier(object)).inserted else { return }
             effect.objects.append(object)
         }
-        for object in pending.inserted where object.entity === entity { add(object) }
-        for object in pending.updated where object.entity === entity { add(object) }
+        // A fetch of an entity returns its subentities' objects too.
+        for object in pending.inserted where object.entity.isKind(of: entity) { add(object) }
+        for object in pending.updated where object.entity.isKind(of: entity) { add(object) }
         var deletedCount = 0
-        for object in pending.deleted where object.entity === entity { deletedCount += 1 }
+        for object in pending.deleted where object.entity.isKind(of: entity) { deletedCount += 1 }
         for (chain, slots) in RelatedReads(predicate: plan.predicate, sortKeys: plan.sortKeys).slotsByChain {
             guard let last = chain.last else { continue }
             let end = model.entities[model.entities[last.entity].relationships[last.relationship].destinationIndex]
             var starts: [ManagedObject] = []
-            for object in pending.inserted where object.entity === end { starts.append(object) }
-            for object in pending.deleted where object.entity === end { starts.append(object) }
-            for object in pending.updated where object.entity === end
+            for object in pending.inserted where object.entity.isKind(of: end) { starts.append(object) }
+            for object in pending.deleted where object.entity.isKind(of: end) { starts.append(object) }
+            for object in pending.updated where object.entity.isKind(of: end)
                 && (object.changedProperties.isEmpty || slots.contains(where: object.changedProperties.contains)) {
                 starts.append(object)
             }

@@ -313,7 +313,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     public var registeredObjects: Set<ManagedObject> { checkQueue(); return Set(registry.all) }
 
     /// Inserts a new object of a typed class. Its defaults are the wrappers' initial values;
-    /// `awakeFromInsert()` runs before this returns.
+    /// `awakeFromInsert()` runs before this returns. Inserting an abstract entity's class is a
+    /// programmer error (a trap).
     ///
     /// For example:
     /// ```swift
@@ -323,10 +324,12 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         guard let entity = model.entity(for: type) else {
             preconditionFailure("\(type) is not an entity of this context's model.")  // programmer error
         }
+        precondition(!entity.isAbstract, "\(entity.name) is an abstract entity: insert one of its subentities (\(entity.hierarchy.subentityIndexes.map { model.entities[$0].name }.joined(separator: ", "))) instead.")  // programmer error
         return insertObject(of: entity) as! T  // programmer error: the entity's class is T
     }
 
-    /// Inserts a new object of the entity named `entityName` (dynamic models).
+    /// Inserts a new object of the entity named `entityName` (dynamic models); an abstract
+    /// entity throws `.invalidRequest`.
     ///
     /// For example:
     /// ```swift
@@ -336,6 +339,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     public func insert(entityNamed entityName: String) throws(StrataError) -> ManagedObject {
         guard let entity = model.entity(named: entityName) else {
             throw StrataError(.invalidRequest, "The model has no entity named \(entityName).", entity: entityName)
+        }
+        guard !entity.isAbstract else {
+            throw StrataError(.invalidRequest, "\(entityName) is an abstract entity: insert one of its subentities instead.", entity: entityName)
         }
         return insertObject(of: entity)
     }
@@ -426,6 +432,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
             fill(object, with: row)
             return (object, true)
         }
+        // The row's ID names its own entity: a subentity's when the fetch was of a superentity.
+        let entity = id.entity.hierarchy.storesKind ? id.entity : entity
         let object = constructFetched(entity, ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false))
         object.storageOwner = self
         object.rowVersion = row.version
@@ -454,9 +462,11 @@ struct WeakContext: @unchecked Sendable {  // safe: only the reference is shared
 }
 
 extension ObjectContext {
-    /// The bit of `entity` in ``pendingEntities``.
+    /// The bit of `entity` in ``pendingEntities``: its hierarchy's root's, so that a pending
+    /// object of a subentity counts for a read of any entity of its hierarchy.
     static func pendingBit(_ entity: EntityDescription) -> UInt64 {
-        entity.index < 64 ? 1 << UInt64(entity.index) : .max
+        let index = entity.hierarchy.rootIndex
+        return index < 64 ? 1 << UInt64(index) : .max
     }
 
     /// Records that `entity` has unsaved changes here.

@@ -38,8 +38,10 @@ struct RowSource: Sendable {
         let keys = ids.compactMap(\.primaryKey)
         guard !keys.isEmpty else { return [:] }
         var result: [ObjectID: [ObjectID]] = [:]
+        // The IDs asked for name their own entities (objects of a hierarchy may be of several).
+        let asked = Dictionary(ids.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
         for pair in try coordinator.readRelatedKeys(of: entity, relationship: index, keys: keys) {
-            result[ObjectID(entity: entity, key: pair.source), default: []].append(ObjectID(entity: destination, key: pair.target))
+            result[asked[pair.source] ?? ObjectID(entity: entity, key: pair.source), default: []].append(ObjectID(entity: pair.targetEntity ?? destination, key: pair.target))
         }
         return result
     }

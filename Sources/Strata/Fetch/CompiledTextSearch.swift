@@ -19,19 +19,22 @@ struct CompiledTextSearch {
     /// - Throws: `.invalidRequest` when the entity has no searchable attribute or a key is not
     ///   a searchable attribute of it.
     init?(_ search: TextSearch, entity: EntityDescription) throws(StrataError) {
-        let columns = entity.searchableAttributeNames
-        guard !columns.isEmpty else {
+        let own = entity.searchableAttributeNames
+        let columns = entity.searchIndexColumns
+        guard !own.isEmpty else {
             throw StrataError(.invalidRequest, "\(entity.name) has no searchable attribute; declare one with @Attribute(\"key\", .searchable) to search it by text.", entity: entity.name)
         }
-        for key in search.keys where !columns.contains(key) {
-            throw StrataError(.invalidRequest, "\(entity.name).\(key) is not a searchable attribute (searchable: \(columns.joined(separator: ", "))).", entity: entity.name, key: key)
+        for key in search.keys where !own.contains(key) {
+            throw StrataError(.invalidRequest, "\(entity.name).\(key) is not a searchable attribute (searchable: \(own.joined(separator: ", "))).", entity: entity.name, key: key)
         }
         guard !search.query.allSatisfy(\.isWhitespace) else { return nil }
-        self.table = quoted(EntityDescription.searchIndexTableName(entity.name))
+        self.table = quoted(entity.searchIndexTable)
         self.query = search.query
-        self.match = search.keys.isEmpty || Set(search.keys) == Set(columns)
+        // In a hierarchy's index, a subentity's search looks only at its own searchable columns.
+        let keys = search.keys.isEmpty ? own : search.keys
+        self.match = Set(keys) == Set(columns)
             ? search.query
-            : "{\(search.keys.joined(separator: " "))} : (\(search.query))"
+            : "{\(keys.joined(separator: " "))} : (\(search.query))"
         self.ranked = search.ordersByRelevance
         self.columns = columns
     }
@@ -39,7 +42,8 @@ struct CompiledTextSearch {
     /// `FROM <fts> JOIN <entity> t0 ON … WHERE <fts> MATCH ?`, binding the query.
     func fromAndWhere(entity: EntityDescription, arguments: inout [DatabaseValue]) -> String {
         arguments.append(match.databaseValue)
-        return "\(table) JOIN \(quoted(entity.name)) t0 ON t0._id = \(table).rowid WHERE \(table) MATCH ?"
+        let kind = entity.kindCondition(alias: "t0").map { " AND " + $0 } ?? ""
+        return "\(table) JOIN \(quoted(entity.tableName)) t0 ON t0._id = \(table).rowid WHERE \(table) MATCH ?\(kind)"
     }
 
     /// The typed error for a failure of a statement that ran this search: SQLite reports a

@@ -28,12 +28,18 @@ struct FetchPlan {
         }
     }
 
-    /// `<entity> t0 [WHERE …]`, or with a text search `<fts> JOIN <entity> t0 … WHERE <fts>
+    /// `<entity> t0 [WHERE …]` (in a hierarchy's table, `WHERE _entity IN (…)` first), or with a text search `<fts> JOIN <entity> t0 … WHERE <fts>
     /// MATCH ? [AND …]`: what follows `FROM`.
     func fromAndWhere(arguments: inout [DatabaseValue]) -> String {
         guard let search else {
-            var sql = "\(quoted(entity.name)) t0"
-            if let predicate { sql += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
+            var sql = "\(quoted(entity.tableName)) t0"
+            // A fetch of an entity with a superentity or subentities reads its own kinds of rows.
+            let kind = entity.kindCondition(alias: "t0")
+            if let predicate {
+                sql += " WHERE " + (kind.map { $0 + " AND (" } ?? "") + predicate.sql(alias: "t0", arguments: &arguments) + (kind == nil ? "" : ")")
+            } else if let kind {
+                sql += " WHERE " + kind
+            }
             return sql
         }
         var sql = search.fromAndWhere(entity: entity, arguments: &arguments)

@@ -49,14 +49,14 @@ public struct FetchEvaluator {
     /// How many sort keys the request has.
     public var sortKeyCount: Int { plan.sortKeys.count }
 
-    /// Whether `object` is of the request's entity and passes its predicate.
+    /// Whether `object` is of the request's entity (or one of its subentities) and passes its predicate.
     ///
     /// For example:
     /// ```swift
     /// let visible = notes.filter(evaluator.matches)
     /// ```
     public func matches(_ object: ManagedObject) -> Bool {
-        object.entity === plan.entity && plan.matches(object)
+        object.entity.isKind(of: plan.entity) && plan.matches(object)
     }
 
     /// The value of each sort key for `object` (`.null` where a to-one on the way is nil).

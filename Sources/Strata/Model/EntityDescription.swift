@@ -24,6 +24,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The entity's former name, so that a lightweight migration renames its table instead of
     /// dropping one and creating another (typed classes: ``ManagedObject/entityRenamedFrom``).
     public let renamingIdentifier: String?
+    /// The entity this one inherits from, if any: its objects are objects of that entity too
+    /// (a fetch of the superentity returns them), and it has that entity's properties first,
+    /// in the same order. Typed classes get it from their Swift superclass when that class is
+    /// in the model too (see docs/architecture.md, "Entity inheritance").
+    public let superentityName: String?
+    /// Whether the entity only gathers the properties of its subentities: it cannot be
+    /// inserted (typed classes: ``ManagedObject/isAbstractEntity``).
+    public let isAbstract: Bool
 
     /// Position of this entity in its model (stable: entities are sorted by name). -1 until resolved.
     let index: Int
@@ -52,25 +60,45 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     @usableFromInline let attributeConversions: [(any AttributeConversion.Type)?]
     /// For typed classes: how each relationship's wrapper converts its Swift type (by slot).
     @usableFromInline let relationshipConversions: [(any RelationshipConversion.Type)?]
+    /// Where the entity sits in its inheritance hierarchy, and its table.
+    let hierarchy: EntityHierarchy
 
     /// Creates an unresolved entity description, to be passed to ``ObjectModel/init(entities:)``.
     ///
     /// `renamingIdentifier` is the entity's name in an older model (see docs/migration.md).
+    /// A subentity names its `superentity` and lists only its own properties: it inherits the
+    /// superentity's. An `abstract` entity cannot be inserted.
+    ///
+    /// For example:
+    /// ```swift
+    /// let attachment = EntityDescription("Attachment", attributes: [
+    ///     AttributeDescription("size", type: .int64, defaultValue: .integer(0)),
+    /// ], isAbstract: true)
+    /// let photo = EntityDescription("Photo", attributes: [
+    ///     AttributeDescription("width", type: .int64, defaultValue: .integer(0)),
+    /// ], superentity: "Attachment")
+    /// ```
     public convenience init(
         _ name: String, attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
-        managedClass: ManagedObject.Type = ManagedObject.self, renamingIdentifier: String? = nil
+        managedClass: ManagedObject.Type = ManagedObject.self, renamingIdentifier: String? = nil,
+        superentity: String? = nil, isAbstract: Bool = false
     ) {
         self.init(name: name, attributes: attributes, relationships: relationships, managedClass: managedClass,
-                  index: -1, attributeConversions: [], relationshipConversions: [], renamingIdentifier: renamingIdentifier)
+                  index: -1, attributeConversions: [], relationshipConversions: [], renamingIdentifier: renamingIdentifier,
+                  superentityName: superentity, isAbstract: isAbstract)
     }
 
     init(
         name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription],
         managedClass: ManagedObject.Type, index: Int,
         attributeConversions: [(any AttributeConversion.Type)?], relationshipConversions: [(any RelationshipConversion.Type)?],
-        renamingIdentifier: String? = nil
+        renamingIdentifier: String? = nil, superentityName: String? = nil, isAbstract: Bool = false,
+        hierarchy: EntityHierarchy? = nil
     ) {
         self.name = name
+        self.superentityName = superentityName
+        self.isAbstract = isAbstract
+        self.hierarchy = hierarchy ?? .standalone(name, index: index)
         self.attributes = attributes
         self.relationships = relationships
         self.managedClass = managedClass

@@ -1,13 +1,13 @@
 /// Computes a model's version hash: 128 bits of FNV-1a over a canonical text of everything
 /// that shapes the store. Stable across processes (unlike `Hasher`, which is seeded).
 ///
-/// Renaming identifiers, the searchable flag and derivations count only when set (so models without them keep their hashes): two
+/// Renaming identifiers, the searchable flag, derivations, superentities and abstractness count only when set (so models without them keep their hashes): two
 /// attributes that swap names change nothing else, and must still read as a new version.
 enum ModelHasher {
     static func hash(_ entities: [EntityDescription]) -> String {
         var text = "strata-model-1\n"
         for entity in entities.sorted(by: { $0.name < $1.name }) {
-            text += "E \(entity.name)\(renamed(entity.renamingIdentifier))\n"
+            text += "E \(entity.name)\(renamed(entity.renamingIdentifier))\(entity.superentityName.map { " super=\($0)" } ?? "")\(entity.isAbstract ? " abstract" : "")\n"
             for a in entity.attributes.sorted(by: { $0.name < $1.name }) {
                 text += "A \(a.name) \(a.type.rawValue) o=\(a.isOptional) u=\(a.isUnique) i=\(a.isIndexed) t=\(a.transformerName?.rawValue ?? "")\(a.isSearchable ? " s=true" : "")\(a.derivationExpression.map { " d=\($0)" } ?? "")\(renamed(a.renamingIdentifier))\n"
             }

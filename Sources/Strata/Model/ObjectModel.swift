@@ -45,7 +45,8 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
             return EntitySpec(name: entity.name, attributes: attributes, relationships: entity.relationships,
                               managedClass: entity.managedClass,
                               attributeConversions: entity.attributeConversions, relationshipConversions: entity.relationshipConversions,
-                              renamingIdentifier: entity.renamingIdentifier)
+                              renamingIdentifier: entity.renamingIdentifier,
+                              superentity: entity.superentityName, isAbstract: entity.isAbstract)
         })
     }
 
@@ -58,6 +59,8 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                 throw StrataError(.invalidModel, "Two entities are named \(spec.name).", entity: spec.name)
             }
         }
+        let inheritance = try ModelInheritance(specs: specs, byName: byName)
+        let inheritedRelationships = try inheritance.flatten(&specs)
         var resolvedRelationships = specs.map(\.relationships)
         for (e, spec) in specs.enumerated() {
             var keys = Set<String>()
@@ -78,6 +81,8 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                 guard keys.insert(rel.name).inserted else {
                     throw StrataError(.invalidModel, "\(spec.name) has two properties named \(rel.name).", entity: spec.name, key: rel.name)
                 }
+                // An inherited relationship is its superentity's, resolved there (same slot).
+                guard r >= inheritedRelationships[e] else { continue }
                 guard let d = byName[rel.destination] else {
                     throw StrataError(.invalidModel, "\(spec.name).\(rel.name) points to unknown entity \(rel.destination).", entity: spec.name, key: rel.name)
                 }
@@ -98,21 +103,30 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
                 if !rel.isToMany, inverse.isOrdered { resolvedRelationships[e][r].foreignKeyOrderColumn = "_order_\(rel.name)" }
             }
         }
+        for e in inheritance.order {
+            guard let p = inheritance.parents[e] else { continue }
+            for r in 0..<inheritedRelationships[e] { resolvedRelationships[e][r] = resolvedRelationships[p][r] }
+        }
         try Self.resolveDerivations(&specs, byName: byName)
         var entities: [EntityDescription] = []
         var byClass: [ObjectIdentifier: Int] = [:]
         for (i, spec) in specs.enumerated() {
+            let hierarchy = inheritance.hierarchy(of: i, specs: specs)
             entities.append(EntityDescription(
                 name: spec.name, attributes: spec.attributes, relationships: resolvedRelationships[i],
                 managedClass: spec.managedClass, index: i,
                 attributeConversions: spec.attributeConversions, relationshipConversions: spec.relationshipConversions,
-                renamingIdentifier: spec.renamingIdentifier))
+                renamingIdentifier: spec.renamingIdentifier,
+                superentityName: inheritance.parents[i].map { specs[$0].name },
+                isAbstract: inheritance.isAbstract(i, specs: specs), hierarchy: hierarchy))
             if spec.managedClass != ManagedObject.self {
                 guard byClass.updateValue(i, forKey: ObjectIdentifier(spec.managedClass)) == nil else {
                     throw StrataError(.invalidModel, "Class \(spec.managedClass) is used by two entities.", entity: spec.name)
                 }
             }
         }
+        try ModelInheritance.checkSharedColumns(entities)
+        try Self.refuseDerivationsInHierarchies(entities)
         self.entities = entities
         self.entityIndexByName = byName
         self.entityIndexByClass = byClass
@@ -173,4 +187,11 @@ struct EntitySpec {
     var relationshipConversions: [(any RelationshipConversion.Type)?]
     /// The entity's name in an older model, if it was renamed.
     var renamingIdentifier: String? = nil
+    /// The superentity's name, when the spec names it (descriptions).
+    var superentity: String? = nil
+    /// Whether the spec asks to be abstract (resolved by ``ModelInheritance/isAbstract(_:specs:)``).
+    var isAbstract = false
+    /// For typed classes: the Swift superclasses, nearest first, up to `ManagedObject`; the
+    /// nearest one in the model is the superentity.
+    var superclasses: [ObjectIdentifier] = []
 }

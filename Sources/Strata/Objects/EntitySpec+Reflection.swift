@@ -11,8 +11,13 @@ extension EntitySpec {
         var relationships: [RelationshipDescription] = []
         var attributeConversions: [(any AttributeConversion.Type)?] = []
         var relationshipConversions: [(any RelationshipConversion.Type)?] = []
+        var ancestors: [ObjectIdentifier] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)
         while let current = mirror {
+            if ObjectIdentifier(current.subjectType) != ObjectIdentifier(type), ObjectIdentifier(current.subjectType) != ObjectIdentifier(ManagedObject.self),
+               let cls = current.subjectType as? AnyClass {
+                ancestors.append(ObjectIdentifier(cls))
+            }
             for child in current.children {
                 if let attribute = child.value as? any AttributeWrapperDescribing {
                     attributes.append(attribute.attributeDescription())
@@ -31,6 +36,7 @@ extension EntitySpec {
         for i in relationships.indices { relationships[i].renamingIdentifier = formerNames[relationships[i].name] }
         self.init(name: type.entityName, attributes: attributes, relationships: relationships,
                   managedClass: type, attributeConversions: attributeConversions, relationshipConversions: relationshipConversions,
-                  renamingIdentifier: type.entityRenamedFrom)
+                  renamingIdentifier: type.entityRenamedFrom, isAbstract: type.isAbstractEntity)
+        superclasses = ancestors
     }
 }

@@ -78,6 +78,25 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// ```
     open class var entityRenamedFrom: String? { nil }
 
+    /// Whether this class's entity is abstract: it gathers the properties its subclasses'
+    /// entities share, a fetch of it returns their objects, and inserting it is a programmer
+    /// error (a trap). A class's superentity is the entity of its nearest superclass in the
+    /// same model. Subclasses inherit this `true`, and are not abstract for it: only the
+    /// topmost class answering `true` is (a class with no subentities never is).
+    ///
+    /// For example:
+    /// ```swift
+    /// class Attachment: ManagedObject {
+    ///     override class var isAbstractEntity: Bool { true }
+    ///     @Attribute("size") var size: Int64 = 0
+    /// }
+    /// final class Photo: Attachment {
+    ///     @Attribute("width") var width: Int64 = 0
+    /// }
+    /// let model = try ObjectModel(Attachment.self, Photo.self)
+    /// ```
+    open class var isAbstractEntity: Bool { false }
+
     // MARK: State
 
     /// `true` while the object's values have not been read from its row.

@@ -4,6 +4,11 @@ import GRDBSQLite
 
 /// Reads an entity's rows into object storage. The column list is
 /// `_id, _version, <attribute columns>, <foreign keys>` (order columns are not read).
+///
+/// In an inheritance hierarchy: a reader of an entity with subentities selects `_entity` third
+/// and the columns of every entity below it, and reads each row with the layout of the row's
+/// own entity; a foreign key to an entity with subentities is followed by the `_entity` of
+/// the row it names, so that the ID read names the object's own entity.
 struct RowReader {
     let entity: EntityDescription
     let model: ObjectModel
@@ -11,8 +16,68 @@ struct RowReader {
     private let types: [AttributeType]
     /// For each relationship: the destination entity when this table holds its foreign key.
     private let foreignKeyDestinations: [EntityDescription?]
+    /// The statement column of each attribute, by slot.
+    private let attributeColumns: [Int32]
+    /// The statement column of each foreign key (by relationship slot; unused elsewhere), and
+    /// of its target's `_entity` when the destination has subentities (-1 otherwise).
+    private let foreignKeyColumns: [(key: Int32, kind: Int32)]
+    /// What the statement selects after `_id` and `_version`.
+    private let selected: [Selected]
+    /// For an entity with subentities: a reader per entity name, reading this reader's columns.
+    private var kindReaders: [String: RowReader]
+
+    /// One selected column.
+    private enum Selected {
+        /// A column of the table.
+        case column(String)
+        /// The `_entity` of the row a foreign key names, in the destination's table.
+        case targetKind(column: String, table: String)
+    }
 
     init(entity: EntityDescription, model: ObjectModel) {
+        let kindEntities = entity.hierarchy.kindIndexes.count > 1 ? entity.hierarchy.kindIndexes.map { model.entities[$0] } : [entity]
+        var selected: [Selected] = kindEntities.count > 1 ? [.column(EntityHierarchy.kindColumn)] : []
+        var positions: [String: Int32] = [:]
+        func position(_ name: String, _ item: Selected) -> Int32 {
+            if let known = positions[name] { return known }
+            selected.append(item)
+            let p = Int32(selected.count + 1)   // after `_id` and `_version`
+            positions[name] = p
+            return p
+        }
+        var layouts: [(EntityDescription, [Int32], [(key: Int32, kind: Int32)])] = []
+        for kind in kindEntities {
+            let attributes = kind.attributes.map { position($0.name, .column($0.name)) }
+            var foreignKeys: [(key: Int32, kind: Int32)] = []
+            for relationship in kind.relationships {
+                guard !relationship.isToMany, case .foreignKey(let column) = relationship.storage else {
+                    foreignKeys.append((-1, -1))
+                    continue
+                }
+                foreignKeys.append((position(column, .column(column)), -1))
+            }
+            layouts.append((kind, attributes, foreignKeys))
+        }
+        for i in layouts.indices {
+            let kind = layouts[i].0
+            for (r, relationship) in kind.relationships.enumerated() where layouts[i].2[r].key >= 0 {
+                let destination = model.entities[relationship.destinationIndex]
+                guard destination.hierarchy.kindIndexes.count > 1 else { continue }
+                layouts[i].2[r].kind = position("->" + relationship.name, .targetKind(column: relationship.name, table: destination.tableName))
+            }
+        }
+        self.init(entity: entity, model: model, attributeColumns: layouts[0].1, foreignKeyColumns: layouts[0].2, selected: selected, kinds: [:])
+        if kindEntities.count > 1 {
+            var kinds: [String: RowReader] = [:]
+            for (kind, attributes, foreignKeys) in layouts {
+                kinds[kind.name] = RowReader(entity: kind, model: model, attributeColumns: attributes, foreignKeyColumns: foreignKeys, selected: selected, kinds: [:])
+            }
+            self.kindReaders = kinds
+        }
+    }
+
+    private init(entity: EntityDescription, model: ObjectModel, attributeColumns: [Int32], foreignKeyColumns: [(key: Int32, kind: Int32)],
+                 selected: [Selected], kinds: [String: RowReader]) {
         self.entity = entity
         self.model = model
         self.types = entity.attributes.map(\.type)
@@ -20,28 +85,36 @@ struct RowReader {
             if !relationship.isToMany, case .foreignKey = relationship.storage { return model.entities[relationship.destinationIndex] }
             return nil
         }
+        self.attributeColumns = attributeColumns
+        self.foreignKeyColumns = foreignKeyColumns
+        self.selected = selected
+        self.kindReaders = kinds
     }
 
     /// The SELECT list for table alias `alias`.
     func selectList(alias: String) -> String {
         var columns = ["\(alias)._id", "\(alias)._version"]
-        for column in entity.columns {
-            if case .order = column { continue }
-            columns.append("\(alias).\(quoted(StoreSchema.columnName(column, in: entity)))")
+        for item in selected {
+            switch item {
+            case .column(let name):
+                columns.append("\(alias).\(quoted(name))")
+            case .targetKind(let column, let table):
+                columns.append("(SELECT k.\(EntityHierarchy.kindColumn) FROM \(quoted(table)) k WHERE k._id = \(alias).\(quoted(column)))")
+            }
         }
         return columns.joined(separator: ", ")
     }
 
     /// Reads the current row of a raw statement built with ``selectList(alias:)`` (the hot path).
     func read(_ handle: OpaquePointer) -> RowSnapshot {
+        if !kindReaders.isEmpty, let name = RawStatement.text(handle, 2), let reader = kindReaders[name] { return reader.read(handle) }
         let key = sqlite3_column_int64(handle, 0)
         let version = sqlite3_column_int64(handle, 1)
         var attributes: [PropertyValue] = []
         attributes.reserveCapacity(entity.attributes.count)
         var errors: [Int: StrataError] = [:]
-        var index: Int32 = 2
         for (i, type) in types.enumerated() {
-            var value = RawStatement.value(handle, index, type: type)
+            var value = RawStatement.value(handle, attributeColumns[i], type: type)
             if type == .transformable, case .data(let bytes) = value {
                 value = decode(bytes, attribute: entity.attributes[i], slot: i, key: key, errors: &errors)
             } else if !value.fits(type) {
@@ -51,20 +124,26 @@ struct RowReader {
                 value = .null
             }
             attributes.append(value)
-            index += 1
         }
         var relations: [RelationValue] = []
         relations.reserveCapacity(foreignKeyDestinations.count)
-        for destination in foreignKeyDestinations {
+        for (r, destination) in foreignKeyDestinations.enumerated() {
             if let destination {
-                let target = RawStatement.integer(handle, index)
-                index += 1
-                relations.append(.toOneID(target.map { ObjectID(entity: destination, key: $0) }))
+                let column = foreignKeyColumns[r]
+                let target = RawStatement.integer(handle, column.key)
+                relations.append(.toOneID(target.map { ObjectID(entity: targetEntity(destination, handle, column.kind), key: $0) }))
             } else {
                 relations.append(.unloaded)
             }
         }
         return RowSnapshot(id: ObjectID(entity: entity, key: key), version: version, attributes: attributes, relationValues: relations, errors: errors)
+    }
+
+    /// The entity of the row a foreign key names: its `_entity` when the destination has
+    /// subentities (selected at `column`), the destination otherwise.
+    private func targetEntity(_ destination: EntityDescription, _ handle: OpaquePointer, _ column: Int32) -> EntityDescription {
+        guard column >= 0, let name = RawStatement.text(handle, column), let kind = model.entity(named: name) else { return destination }
+        return kind
     }
 
     private func decode(_ bytes: Data, attribute: AttributeDescription, slot: Int, key: Int64, errors: inout [Int: StrataError]) -> PropertyValue {

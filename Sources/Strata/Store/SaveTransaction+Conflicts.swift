@@ -70,13 +70,18 @@ extension SaveTransaction {
         for (i, attribute) in entity.attributes.enumerated() where attribute.isUnique && (key == nil || attribute.name == key) {
             let value = change.values[i]
             guard !value.isNull else { continue }
-            let statement = try db.cachedStatement(sql: "SELECT _id FROM \(quoted(entity.name)) WHERE \(quoted(attribute.name)) = ?")
+            // In a hierarchy's table, the holder may be an object of another entity of it.
+            let kind = entity.hierarchy.storesKind ? EntityHierarchy.kindColumn : "NULL"
+            let statement = try db.cachedStatement(sql: "SELECT _id, \(kind) FROM \(quoted(entity.tableName)) WHERE \(quoted(attribute.name)) = ?")
             RawStatement.bind(value, to: statement.sqliteStatement, at: 1)
-            var holders: [Int64] = []
-            try RawStatement.forEachRow(statement, db) { holders.append(sqlite3_column_int64($0, 0)) }
-            for holder in holders where change.id.isTemporary || holder != change.id.key {
+            var holders: [ObjectID] = []
+            try RawStatement.forEachRow(statement, db) { handle in
+                let holder = RawStatement.text(handle, 1).flatMap { model.entity(named: $0) } ?? entity
+                holders.append(ObjectID(entity: holder, key: sqlite3_column_int64(handle, 0)))
+            }
+            for holder in holders where change.id.isTemporary || holder.key != change.id.key {
                 conflicts.append(SaveConflict(objectID: change.id, key: attribute.name, originalValue: change.originalValues?[i] ?? .null,
-                                              ourValue: value, storedValue: value, conflictingObjectID: ObjectID(entity: entity, key: holder)))
+                                              ourValue: value, storedValue: value, conflictingObjectID: holder))
             }
         }
         return conflicts
@@ -89,7 +94,10 @@ extension SaveTransaction {
     func adoptExistingRow(for change: ObjectChange, at position: Int, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws -> Bool {
         let entity = change.id.entity
         for (i, attribute) in entity.attributes.enumerated() where attribute.isUnique && !change.values[i].isNull {
-            let statement = try db.cachedStatement(sql: "SELECT _id, _version FROM \(quoted(entity.name)) WHERE \(quoted(attribute.name)) = ?")
+            // Only a row of the same entity can become the inserted object (a hierarchy's table
+            // holds other entities' rows too: colliding with one is a conflict).
+            let kind = entity.hierarchy.storesKind ? " AND \(EntityHierarchy.kindColumn) = '\(entity.name)'" : ""
+            let statement = try db.cachedStatement(sql: "SELECT _id, _version FROM \(quoted(entity.tableName)) WHERE \(quoted(attribute.name)) = ?\(kind)")
             RawStatement.bind(change.values[i], to: statement.sqliteStatement, at: 1)
             var existing: (key: Int64, version: Int64)?
             try RawStatement.forEachRow(statement, db) { existing = (sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1)) }

@@ -134,7 +134,7 @@ struct SaveTransaction {
 
     /// The key named by a "UNIQUE constraint failed: Entity.key" message.
     func uniqueKey(in error: DatabaseError, entity: EntityDescription) -> String? {
-        guard let message = error.message, let range = message.range(of: "\(entity.name).") else { return nil }
+        guard let message = error.message, let range = message.range(of: "\(entity.tableName).") else { return nil }
         return String(message[range.upperBound...].prefix { $0 != "," && $0 != " " })
     }
 
@@ -172,7 +172,7 @@ struct SaveTransaction {
             statement = cached
         } else {
             let assignments = columns.map { "\(quoted(StoreSchema.columnName(entity.columns[$0], in: entity))) = ?" } + ["_version = _version + 1"]
-            statement = try db.cachedStatement(sql: "UPDATE \(quoted(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE _id = ? AND _version = ?")
+            statement = try db.cachedStatement(sql: "UPDATE \(quoted(entity.tableName)) SET \(assignments.joined(separator: ", ")) WHERE _id = ? AND _version = ?")
             statements.updates[shape] = statement
         }
         let handle = statement.sqliteStatement
@@ -202,7 +202,7 @@ struct SaveTransaction {
         let id = deletion.id
         let entity = id.entity
         guard !id.isTemporary else { return }  // never a row: nothing to delete
-        try db.cachedStatement(sql: "DELETE FROM \(quoted(entity.name)) WHERE _id = ? AND _version = ?")
+        try db.cachedStatement(sql: "DELETE FROM \(quoted(entity.tableName)) WHERE _id = ? AND _version = ?")
             .execute(arguments: [id.key, deletion.version])
         if db.changesCount != 1, let stored = try readRow(of: id, db) {
             switch policy {
@@ -214,7 +214,7 @@ struct SaveTransaction {
                 outcome.refreshed[id] = stored
                 return
             case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite:
-                try db.cachedStatement(sql: "DELETE FROM \(quoted(entity.name)) WHERE _id = ?").execute(arguments: [id.key])
+                try db.cachedStatement(sql: "DELETE FROM \(quoted(entity.tableName)) WHERE _id = ?").execute(arguments: [id.key])
             }
         }
         for relationship in entity.relationships {
@@ -238,7 +238,7 @@ struct SaveTransaction {
         var keys: [Int64] = []
         try RawStatement.forEachRow(find, db) { keys.append(sqlite3_column_int64($0, 0)) }
         guard !keys.isEmpty else { return }
-        let update = try db.cachedStatement(sql: "UPDATE \(quoted(destination.name)) SET \(quoted(column)) = NULL, _version = _version + 1 WHERE _id = ? RETURNING _version")
+        let update = try db.cachedStatement(sql: "UPDATE \(quoted(destination.tableName)) SET \(quoted(column)) = NULL, _version = _version + 1 WHERE _id = ? RETURNING _version")
         for key in keys {
             update.setUncheckedArguments([key])
             var version: Int64 = 0
@@ -251,7 +251,7 @@ struct SaveTransaction {
     func readRow(of id: ObjectID, _ db: Database, key: Int64? = nil) throws -> RowSnapshot? {
         let entity = id.entity
         let reader = RowReader(entity: entity, model: model)
-        let statement = try db.cachedStatement(sql: "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.name)) t0 WHERE _id = ?")
+        let statement = try db.cachedStatement(sql: "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.tableName)) t0 WHERE _id = ?")
         statement.setUncheckedArguments([key ?? id.key])
         var row: RowSnapshot?
         try RawStatement.forEachRow(statement, db) { row = reader.read($0) }
@@ -316,7 +316,7 @@ struct SaveTransaction {
                 }
             case .inverseForeignKey(_, let orderColumn?):
                 let destination = model.entities[relationship.destinationIndex]
-                let sql = "UPDATE \(quoted(destination.name)) SET \(quoted(orderColumn)) = ? WHERE _id = ?"
+                let sql = "UPDATE \(quoted(destination.tableName)) SET \(quoted(orderColumn)) = ? WHERE _id = ?"
                 for (position, member) in members.enumerated() where !deletedIDs.contains(member) {
                     guard let other = key(of: member, outcome) else { continue }
                     try db.cachedStatement(sql: sql).execute(arguments: [position, other])

@@ -31,23 +31,24 @@ enum SearchIndex {
     }
 
     /// The searchable attributes' names, in the entity's order (the FTS table's columns).
-    static func columns(of entity: EntityDescription) -> [String] { entity.searchableAttributeNames }
+    /// In a hierarchy, the index is the root's, over every entity's searchable attributes.
+    static func columns(of entity: EntityDescription) -> [String] { entity.searchIndexColumns }
 
     /// The `CREATE VIRTUAL TABLE` of `entity`'s index, or nil when it has no searchable attribute.
     static func createTable(_ entity: EntityDescription) -> String? {
         let columns = columns(of: entity)
         guard !columns.isEmpty else { return nil }
-        let table = tableName(entity.name)
-        return "CREATE VIRTUAL TABLE \(quoted(table)) USING fts5(\(columns.map(quoted).joined(separator: ", ")), content=\(sqlText(entity.name)), content_rowid='_id', \(options))"
+        let table = tableName(entity.tableName)
+        return "CREATE VIRTUAL TABLE \(quoted(table)) USING fts5(\(columns.map(quoted).joined(separator: ", ")), content=\(sqlText(entity.tableName)), content_rowid='_id', \(options))"
     }
 
     /// The triggers of `entity`'s index (none when it has no searchable attribute).
     static func createTriggers(_ entity: EntityDescription) -> [String] {
         let columns = columns(of: entity)
         guard !columns.isEmpty else { return [] }
-        let table = quoted(tableName(entity.name))
-        let content = quoted(entity.name)
-        let names = triggerNames(entity.name).map(quoted)
+        let table = quoted(tableName(entity.tableName))
+        let content = quoted(entity.tableName)
+        let names = triggerNames(entity.tableName).map(quoted)
         let list = columns.map(quoted).joined(separator: ", ")
         let new = columns.map { "new.\(quoted($0))" }.joined(separator: ", ")
         let old = columns.map { "old.\(quoted($0))" }.joined(separator: ", ")

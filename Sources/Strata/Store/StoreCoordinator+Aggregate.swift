@@ -21,8 +21,13 @@ extension StoreCoordinator {
         for output in plan.outputs {
             columns.append("\(Self.columnSQL(output.column)) AS \(quoted(output.sqlName))")
         }
-        var inner = "SELECT \(plan.distinct ? "DISTINCT " : "")\(columns.joined(separator: ", ")) FROM \(quoted(plan.entity.name)) t0"
-        if let predicate = plan.predicate { inner += " WHERE " + predicate.sql(alias: "t0", arguments: &arguments) }
+        var inner = "SELECT \(plan.distinct ? "DISTINCT " : "")\(columns.joined(separator: ", ")) FROM \(quoted(plan.entity.tableName)) t0"
+        let kind = plan.entity.kindCondition(alias: "t0")
+        if let predicate = plan.predicate {
+            inner += " WHERE " + (kind.map { $0 + " AND (" } ?? "") + predicate.sql(alias: "t0", arguments: &arguments) + (kind == nil ? "" : ")")
+        } else if let kind {
+            inner += " WHERE " + kind
+        }
         if !plan.groupBy.isEmpty {
             let keys = plan.outputs.filter { plan.groupBy.contains($0.name) }.map { Self.columnSQL($0.column) }
             inner += " GROUP BY " + keys.joined(separator: ", ")

@@ -59,8 +59,8 @@ private struct BatchDeletePlan {
     /// The primary keys of the matching rows, ascending.
     func matchingKeys(_ db: Database) throws -> [Int64] {
         var arguments: [DatabaseValue] = []
-        let condition = predicate.map { " WHERE " + $0.sql(alias: "t0", arguments: &arguments) } ?? ""
-        return try Int64.fetchAll(db, sql: "SELECT t0._id FROM \(quoted(entity.name)) t0\(condition) ORDER BY t0._id", arguments: StatementArguments(arguments))
+        let condition = entity.restricting(predicate.map { $0.sql(alias: "t0", arguments: &arguments) }, alias: "t0").map { " WHERE " + $0 } ?? ""
+        return try Int64.fetchAll(db, sql: "SELECT t0._id FROM \(quoted(entity.tableName)) t0\(condition) ORDER BY t0._id", arguments: StatementArguments(arguments))
     }
 
     /// Deletes the matching rows with keys in `low...high` and what points at them; one
@@ -69,15 +69,19 @@ private struct BatchDeletePlan {
         var arguments: [DatabaseValue] = [low.databaseValue, high.databaseValue]
         var condition = "t0._id BETWEEN ? AND ?"
         if let predicate { condition += " AND " + predicate.sql(alias: "t0", arguments: &arguments) }
-        let matching = "FROM \(quoted(entity.name)) t0 WHERE \(condition)"
-        let keys = try Int64.fetchAll(db, sql: "SELECT t0._id \(matching)", arguments: StatementArguments(arguments))
+        if let kind = entity.kindCondition(alias: "t0") { condition += " AND " + kind }
+        let matching = "FROM \(quoted(entity.tableName)) t0 WHERE \(condition)"
+        var ids: [ObjectID] = []
+        let rows = try Row.fetchCursor(db, sql: "SELECT t0._id, \(entity.kindExpression(alias: "t0")) \(matching)", arguments: StatementArguments(arguments))
+        while let row = try rows.next() { ids.append(ObjectID(entity: entity.kind(named: row[1], in: model), key: row[0])) }
+        let keys = ids.map(\.key)
         guard !keys.isEmpty else { return ChangeSet() }
-        let sql = "DELETE FROM \(quoted(entity.name)) WHERE _id IN (SELECT t0._id \(matching))"
+        let sql = "DELETE FROM \(quoted(entity.tableName)) WHERE _id IN (SELECT t0._id \(matching))"
         try db.execute(sql: sql, arguments: StatementArguments(arguments))
         guard db.changesCount == keys.count else {
             throw StrataError(.storeFailure, "A batch delete chunk of \(entity.name) deleted \(db.changesCount) rows, expected \(keys.count).", entity: entity.name, sql: sql)
         }
-        var changes = ChangeSet(deleted: Set(keys.map { ObjectID(entity: entity, key: $0) }))
+        var changes = ChangeSet(deleted: Set(ids))
         var start = 0
         while start < keys.count {
             let list = Array(keys[start..<min(start + StoreCoordinator.keyChunk, keys.count)])
@@ -92,22 +96,25 @@ private struct BatchDeletePlan {
     private func detach(_ keys: [Int64], _ db: Database, _ changes: inout ChangeSet) throws {
         let list = "(" + repeatElement("?", count: keys.count).joined(separator: ",") + ")"
         let arguments = StatementArguments(keys)
-        for relationship in entity.relationships {
+        // The rows may be of every entity below this one: detach each one's relationships.
+        var seen = Set<String>()
+        let relationships = entity.hierarchy.kindIndexes.flatMap { model.entities[$0].relationships }.filter { seen.insert($0.name).inserted }
+        for relationship in relationships {
             switch relationship.storage {
             case .joinTable(let join):
                 try db.cachedStatement(sql: "DELETE FROM \(quoted(join.name)) WHERE \(quoted(join.ownColumn)) IN \(list)").execute(arguments: arguments)
             case .inverseForeignKey(let column, let orderColumn):
                 let destination = model.entities[relationship.destinationIndex]
                 let inverseName = destination.relationships[relationship.inverseIndex].name
-                let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT _id, _version FROM \(quoted(destination.name)) WHERE \(quoted(column)) IN \(list)"), arguments: arguments)
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT _id, _version, \(destination.kindExpression(alias: "")) FROM \(quoted(destination.tableName)) WHERE \(quoted(column)) IN \(list)"), arguments: arguments)
                 while let row = try rows.next() {
                     guard let key = row[0] as Int64?, let version = row[1] as Int64? else { continue }
-                    let id = ObjectID(entity: destination, key: key)
+                    let id = ObjectID(entity: destination.kind(named: row[2], in: model), key: key)
                     changes.updated[id, default: [:]][inverseName] = .null
                     changes.versions[id] = version + 1
                 }
                 let clearOrder = orderColumn.map { ", \(quoted($0)) = NULL" } ?? ""
-                let sql = "UPDATE \(quoted(destination.name)) SET \(quoted(column)) = NULL\(clearOrder), _version = _version + 1 WHERE \(quoted(column)) IN \(list)"
+                let sql = "UPDATE \(quoted(destination.tableName)) SET \(quoted(column)) = NULL\(clearOrder), _version = _version + 1 WHERE \(quoted(column)) IN \(list)"
                 try db.cachedStatement(sql: sql).execute(arguments: arguments)
             case .foreignKey:
                 continue

@@ -16,6 +16,9 @@ extension StoreCoordinator {
         guard let entity = model.entity(named: request.entityName) else {
             throw StrataError(.invalidRequest, "The model has no entity named \(request.entityName).", entity: request.entityName)
         }
+        guard !entity.isAbstract else {
+            throw StrataError(.invalidRequest, "\(entity.name) is abstract: insert objects of its subentities instead.", entity: entity.name)
+        }
         let plan = try BatchInsertPlan(entity: entity, keys: request.keys)
         for row in request.rows where row.count != request.keys.count {
             throw StrataError(.invalidRequest, "A batch insert row has \(row.count) values for \(request.keys.count) keys.", entity: entity.name)
@@ -102,7 +105,11 @@ private struct BatchInsertPlan {
     func run(count: Int, _ write: BatchInsertRequest.RowHandler, keys: StoreKeys, sql: SaveSQL, _ db: Database) throws -> [ObjectID] {
         guard count > 0 else { return [] }
         let base = try keys.reserve(count, of: entity, sql: sql, db) - 1   // nothing is written if a row fails
-        let sql = "INSERT INTO \(quoted(entity.name)) (_id, _version, \(columnNames.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: columnNames.count)))"
+        // A row of a hierarchy's table names its entity (a literal: the binding positions stay the same).
+        let kind = entity.hierarchy.storesKind ? [(EntityHierarchy.kindColumn, "'\(entity.name)'")] : []
+        let names = ["_id", "_version"] + kind.map(\.0) + columnNames
+        let values = ["?", "1"] + kind.map(\.1) + columnNames.map { _ in "?" }
+        let sql = "INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         let statement = try db.makeStatement(sql: sql)
         let handle = statement.sqliteStatement
         var ids: [ObjectID] = []

@@ -86,7 +86,7 @@ private struct BatchUpdatePlan {
                     guard !id.isTemporary else {
                         throw StrataError(.invalidRequest, "A batch update cannot point \(entity.name).\(key) at unsaved object \(id).", entity: entity.name, key: key, objectID: id)
                     }
-                    guard id.entity.index == relationship.destinationIndex else {
+                    guard id.entity.isKind(of: model.entities[relationship.destinationIndex]) else {
                         throw StrataError(.invalidRequest, "\(entity.name).\(key) points at \(relationship.destination), not at \(id.entity.name).", entity: entity.name, key: key, objectID: id)
                     }
                     targets.append((key, id))
@@ -132,28 +132,28 @@ private struct BatchUpdatePlan {
 
     func run(_ predicate: CompiledPredicate?, _ db: Database) throws -> ChangeSet {
         for (key, id) in targets {
-            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(quoted(id.entity.name)) WHERE _id = ?", arguments: [id.key]) ?? false
+            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(quoted(id.entity.tableName)) WHERE _id = ?", arguments: [id.key]) ?? false
             guard exists else {
                 throw StrataError(.objectNotFound, "A batch update of \(entity.name).\(key) points at \(id), which is not in the store.", entity: entity.name, key: key, objectID: id)
             }
         }
         var predicateArguments: [DatabaseValue] = []
-        let condition = predicate.map { " WHERE " + $0.sql(alias: "t0", arguments: &predicateArguments) } ?? ""
-        let matching = "FROM \(quoted(entity.name)) t0\(condition)"
+        let restricted = entity.restricting(predicate.map { $0.sql(alias: "t0", arguments: &predicateArguments) }, alias: "t0")
+        let matching = "FROM \(quoted(entity.tableName)) t0\(restricted.map { " WHERE " + $0 } ?? "")"
         var versions: [ObjectID: Int64] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT t0._id, t0._version \(matching)", arguments: StatementArguments(predicateArguments))
+        let rows = try Row.fetchCursor(db, sql: "SELECT t0._id, t0._version, \(entity.kindExpression(alias: "t0")) \(matching)", arguments: StatementArguments(predicateArguments))
         while let row = try rows.next() {
             guard let key = row[0] as Int64?, let version = row[1] as Int64? else { continue }
-            versions[ObjectID(entity: entity, key: key)] = version + 1
+            versions[ObjectID(entity: entity.kind(named: row[2], in: model), key: key)] = version + 1
         }
         guard !versions.isEmpty else { return ChangeSet() }
 
-        var sql = "UPDATE \(quoted(entity.name)) SET \(assignments.joined(separator: ", ")), _version = _version + 1"
-        if predicate != nil { sql += " WHERE _id IN (SELECT t0._id \(matching))" }
+        var sql = "UPDATE \(quoted(entity.tableName)) SET \(assignments.joined(separator: ", ")), _version = _version + 1"
+        if restricted != nil { sql += " WHERE _id IN (SELECT t0._id \(matching))" }
         do {
             try db.execute(sql: sql, arguments: StatementArguments(arguments + predicateArguments))
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            let key = reported.keys.sorted().first { error.message?.contains("\(entity.name).\($0)") == true }
+            let key = reported.keys.sorted().first { error.message?.contains("\(entity.tableName).\($0)") == true }
             throw StrataError(.conflict, "The batch update of \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? ""); nothing was written.",
                               entity: entity.name, key: key, sql: sql, underlying: error)
         }

@@ -21,16 +21,22 @@ extension StoreCoordinator {
         return rows
     }
 
-    /// The primary keys a plan selects.
-    func readKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [Int64] {
+    /// The IDs of the rows a plan selects (each naming its row's own entity when the plan's
+    /// entity has subentities).
+    func readKeys(_ plan: FetchPlan, pendingChanges: Int?) throws(StrataError) -> [ObjectID] {
         var arguments: [DatabaseValue] = []
-        let sql = plan.sql(columns: "t0._id", pendingChanges: pendingChanges, arguments: &arguments)
-        return try read(plan) { db -> [Int64] in
+        let entity = plan.entity, model = self.model
+        let kinds = entity.hierarchy.kindIndexes.count > 1
+        let sql = plan.sql(columns: kinds ? "t0._id, t0.\(EntityHierarchy.kindColumn)" : "t0._id", pendingChanges: pendingChanges, arguments: &arguments)
+        return try read(plan) { db -> [ObjectID] in
             let statement = try db.cachedStatement(sql: sql)
             statement.setUncheckedArguments(StatementArguments(arguments))
-            var keys: [Int64] = []
-            try RawStatement.forEachRow(statement, db) { keys.append(sqlite3_column_int64($0, 0)) }   // `_id` is never NULL
-            return keys
+            var ids: [ObjectID] = []
+            try RawStatement.forEachRow(statement, db) { handle in
+                let kind = kinds ? entity.kind(named: RawStatement.text(handle, 1), in: model) : entity
+                ids.append(ObjectID(entity: kind, key: sqlite3_column_int64(handle, 0)))   // `_id` is never NULL
+            }
+            return ids
         }
     }
 
@@ -57,8 +63,19 @@ extension StoreCoordinator {
                     throw StrataError(.invalidRequest, "propertiesToFetch takes attributes and to-one relationships; \(key) is not one.", entity: entity.name, key: key)
                 }
                 let destination = model.entities[relationship.destinationIndex]
-                columns.append("t0.\(quoted(column))")
-                readers.append((key, { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
+                guard destination.hierarchy.kindIndexes.count > 1 else {
+                    columns.append("t0.\(quoted(column))")
+                    readers.append((key, { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
+                    continue
+                }
+                // The destination has subentities: the ID names the target's own entity, read as
+                // `<key>|<entity>` in one column.
+                columns.append("t0.\(quoted(column)) || '|' || (SELECT k.\(EntityHierarchy.kindColumn) FROM \(quoted(destination.tableName)) k WHERE k._id = t0.\(quoted(column)))")
+                let model = self.model
+                readers.append((key, { handle, index in
+                    guard let text = RawStatement.text(handle, index), let bar = text.firstIndex(of: "|"), let key = Int64(text[..<bar]) else { return .null }
+                    return .objectID(ObjectID(entity: destination.kind(named: String(text[text.index(after: bar)...]), in: model), key: key))
+                }))
             case nil where key.contains("."):
                 // A key path through to-ones (`folder.name`), under its key path as in Core Data.
                 let path = try ToOnePath(key, from: entity, model: model)

@@ -22,7 +22,7 @@ extension StoreCoordinator {
     /// missing rows are absent).
     private func readRows(of entity: EntityDescription, keys: [Int64]) throws(StrataError) -> [RowSnapshot] {
         let reader = RowReader(entity: entity, model: model)
-        let select = "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.name)) t0 WHERE t0._id IN "
+        let select = "SELECT \(reader.selectList(alias: "t0")) FROM \(quoted(entity.tableName)) t0 WHERE t0._id IN "
         return try read { db in
             var result: [RowSnapshot] = []
             result.reserveCapacity(keys.count)
@@ -39,25 +39,32 @@ extension StoreCoordinator {
         }
     }
 
-    /// One (source, target) pair of a relationship, with the target's position when ordered.
-    struct RelatedKey { var source: Int64; var target: Int64 }
+    /// One (source, target) pair of a relationship; `targetEntity` names the target's own
+    /// entity when the destination has subentities (nil: the destination).
+    struct RelatedKey { var source: Int64; var target: Int64; var targetEntity: EntityDescription? = nil }
 
     /// Reads the destination keys of relationship `index` of `entity` for the given source keys,
     /// in relationship order for ordered ones.
     func readRelatedKeys(of entity: EntityDescription, relationship index: Int, keys: [Int64]) throws(StrataError) -> [RelatedKey] {
         let relationship = entity.relationships[index]
         let destination = model.entities[relationship.destinationIndex]
+        // A destination with subentities: each target's own entity is read with it.
+        let kinds = destination.hierarchy.kindIndexes.count > 1
+        let kind = EntityHierarchy.kindColumn
         let select: String
         switch relationship.storage {
         case .foreignKey(let column):
-            select = "SELECT _id, \(quoted(column)) FROM \(quoted(entity.name)) WHERE \(quoted(column)) IS NOT NULL AND _id IN "
+            let target = kinds ? ", (SELECT k.\(kind) FROM \(quoted(destination.tableName)) k WHERE k._id = s.\(quoted(column)))" : ""
+            select = "SELECT s._id, s.\(quoted(column))\(target) FROM \(quoted(entity.tableName)) s WHERE s.\(quoted(column)) IS NOT NULL AND s._id IN "
         case .inverseForeignKey(let column, let orderColumn):
             let order = orderColumn.map { "\(quoted($0)), " } ?? ""
-            select = "SELECT \(quoted(column)), _id FROM \(quoted(destination.name)) WHERE \(quoted(column)) IN %@ ORDER BY \(order)_id"
+            select = "SELECT \(quoted(column)), _id\(kinds ? ", \(kind)" : "") FROM \(quoted(destination.tableName)) WHERE \(quoted(column)) IN %@ ORDER BY \(order)_id"
         case .joinTable(let join):
-            let order = join.ownOrderColumn.map { "\(quoted($0)), " } ?? ""
-            select = "SELECT \(quoted(join.ownColumn)), \(quoted(join.otherColumn)) FROM \(quoted(join.name)) WHERE \(quoted(join.ownColumn)) IN %@ ORDER BY \(order)\(quoted(join.otherColumn))"
+            let order = join.ownOrderColumn.map { "j.\(quoted($0)), " } ?? ""
+            let target = kinds ? ", (SELECT k.\(kind) FROM \(quoted(destination.tableName)) k WHERE k._id = j.\(quoted(join.otherColumn)))" : ""
+            select = "SELECT j.\(quoted(join.ownColumn)), j.\(quoted(join.otherColumn))\(target) FROM \(quoted(join.name)) j WHERE j.\(quoted(join.ownColumn)) IN %@ ORDER BY \(order)j.\(quoted(join.otherColumn))"
         }
+        let model = self.model
         return try read { db in
             var result: [RelatedKey] = []
             var start = 0
@@ -66,7 +73,10 @@ extension StoreCoordinator {
                 let list = "(" + repeatElement("?", count: chunk.count).joined(separator: ",") + ")"
                 let sql = select.contains("%@") ? select.replacingOccurrences(of: "%@", with: list) : select + list
                 let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(Array(chunk)))
-                while let row = try rows.next() { result.append(RelatedKey(source: row[0], target: row[1])) }
+                while let row = try rows.next() {
+                    let targetEntity = kinds ? (row[2] as String?).flatMap { model.entity(named: $0) } : nil
+                    result.append(RelatedKey(source: row[0], target: row[1], targetEntity: targetEntity))
+                }
                 start += Self.keyChunk
             }
             return result

@@ -65,15 +65,18 @@ final class StoreKeys: Sendable {
 
     /// Reserves `count` keys of `entity` and returns the first. A store that never recorded
     /// the entity's counter starts after the highest key in its table.
+    ///
+    /// The entities of an inheritance hierarchy share one table, so they share its root's counter.
     func reserve(_ count: Int, of entity: EntityDescription, sql: SaveSQL, _ db: Database) throws -> Int64 {
-        let known = state.withLock { $0.staged[entity.index] ?? $0.counters[entity.index] }
+        let slot = entity.hierarchy.rootIndex, table = entity.tableName
+        let known = state.withLock { $0.staged[slot] ?? $0.counters[slot] }
         let stored: Int64?
         if let known {
             stored = known
         } else {
             let read = try db.cachedStatement(sql: sql.readCounter)
             sqlite3_reset(read.sqliteStatement)
-            RawStatement.bindText(entity.name, read.sqliteStatement, 1)
+            RawStatement.bindText(table, read.sqliteStatement, 1)
             var value: Int64?
             try RawStatement.forEachRow(read, db) { value = sqlite3_column_int64($0, 0) }
             stored = value
@@ -84,16 +87,16 @@ final class StoreKeys: Sendable {
             base = stored
             write = try db.cachedStatement(sql: sql.updateCounter)
         } else {
-            base = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(_id), 0) FROM \(quoted(entity.name))") ?? 0
+            base = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(_id), 0) FROM \(quoted(table))") ?? 0
             write = try db.cachedStatement(sql: sql.insertCounter)
         }
         let last = base + Int64(count)
         let handle = write.sqliteStatement
         sqlite3_reset(handle)
         sqlite3_bind_int64(handle, 1, last)
-        RawStatement.bindText(entity.name, handle, 2)
+        RawStatement.bindText(table, handle, 2)
         try RawStatement.execute(write, db)
-        state.withLock { $0.staged[entity.index] = last }
+        state.withLock { $0.staged[slot] = last }
         return base + 1
     }
 
@@ -115,7 +118,8 @@ final class StoreKeys: Sendable {
 /// let insert = try db.cachedStatement(sql: sql.insert[entity.index])
 /// ```
 struct SaveSQL: Sendable {
-    /// `INSERT INTO <entity> (_id, _version, <columns but order columns>) VALUES (?, 1, ?…)`, by entity index.
+    /// `INSERT INTO <entity> (_id, _version, <columns but order columns>) VALUES (?, 1, ?…)`, by entity index
+    /// (in a hierarchy's table, `_entity` follows `_version`).
     let insert: [String]
     /// Reads an entity's key counter.
     let readCounter = "SELECT max_key FROM \(StoreSchema.keysTable) WHERE entity = ?"
@@ -136,7 +140,12 @@ struct SaveSQL: Sendable {
                 if case .order = column { continue }
                 names.append(quoted(StoreSchema.columnName(column, in: entity)))
             }
-            return "INSERT INTO \(quoted(entity.name)) (\(names.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: names.count - 2)))"
+            guard entity.hierarchy.storesKind else {
+                return "INSERT INTO \(quoted(entity.name)) (\(names.joined(separator: ", "))) VALUES (?, 1\(String(repeating: ", ?", count: names.count - 2)))"
+            }
+            // A row of a hierarchy's table names its entity (a literal: the binding positions stay the same).
+            names.insert(EntityHierarchy.kindColumn, at: 2)
+            return "INSERT INTO \(quoted(entity.tableName)) (\(names.joined(separator: ", "))) VALUES (?, 1, '\(entity.name)'\(String(repeating: ", ?", count: names.count - 3)))"
         }
         derivedReads = model.entities.compactMap(DerivedRead.init)
         derivedFlush = DerivedColumns.flushStatements(model)

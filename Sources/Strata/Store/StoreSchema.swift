@@ -3,6 +3,9 @@
 /// - One table per entity, named after it: `_id INTEGER PRIMARY KEY`, `_version INTEGER`
 ///   (optimistic locking), one column per attribute, one per to-one foreign key (named after
 ///   the relationship), and `_order_<rel>` where the inverse to-many is ordered.
+/// - An inheritance hierarchy shares one table, named after its root entity: the columns of
+///   every entity in it (a column is NULL in rows of entities without it) and
+///   `_entity TEXT NOT NULL`, the row's own entity (see ``EntityHierarchy``).
 /// - One join table per many-to-many pair, `_join_<Entity>_<rel>` with `source`, `target`
 ///   and, for ordered sides, `source_order` / `target_order`.
 /// - `_strata_metadata(key, value)`: model hash, model schema (JSON), store UUID, format version.
@@ -31,7 +34,7 @@ enum StoreSchema {
     /// any order and clear references to rows it deletes; a row never ends up naming a row
     /// that does not exist (another context's delete makes such a save a conflict).
     static func references(_ entity: EntityDescription) -> String {
-        "REFERENCES \(quoted(entity.name))(_id) DEFERRABLE INITIALLY DEFERRED"
+        "REFERENCES \(quoted(entity.tableName))(_id) DEFERRABLE INITIALLY DEFERRED"
     }
 
     /// The statements that create an empty store for `model`.
@@ -42,10 +45,14 @@ enum StoreSchema {
             MigrationHistory.createStatement,
         ]
         for entity in model.entities {
+            // A hierarchy's table, indexes and search index are its root's.
+            guard entity.hierarchy.rootIndex == entity.index else { continue }
             sql.append(createTable(entity, in: model))
-            sql.append(contentsOf: indexes(of: entity).map(\.sql))
+            sql.append(contentsOf: indexes(of: entity, in: model).map(\.sql))
             sql.append(contentsOf: SearchIndex.createStatements(entity))
-            for r in entity.relationships {
+        }
+        for entity in model.entities {
+            for r in entity.relationships where r.destinationIndex >= 0 && isDeclared(r, in: entity, model: model) {
                 guard case .joinTable(let join) = r.storage, join.isOwner else { continue }
                 sql.append(createJoinTable(r, of: entity, in: model))
                 sql.append(joinTableIndex(join.name))
@@ -59,8 +66,9 @@ enum StoreSchema {
     /// The `CREATE TABLE` of `entity`'s table, under `name` (its own name by default).
     static func createTable(_ entity: EntityDescription, in model: ObjectModel, name: String? = nil) -> String {
         var defs = ["_id INTEGER PRIMARY KEY", "_version INTEGER NOT NULL DEFAULT 1"]
-        for column in entity.columns {
-            defs.append("\(quoted(columnName(column, in: entity))) \(columnType(column, of: entity, in: model))")
+        if entity.hierarchy.storesKind { defs.append("\(EntityHierarchy.kindColumn) TEXT NOT NULL") }
+        for (column, owner) in tableColumns(entity, in: model) {
+            defs.append("\(quoted(columnName(column, in: owner))) \(columnType(column, of: owner, in: model))")
         }
         return "CREATE TABLE \(quoted(name ?? entity.name)) (\(defs.joined(separator: ", ")))"
     }
@@ -74,17 +82,47 @@ enum StoreSchema {
         }
     }
 
-    /// The indexes of `entity`'s table: one per indexed or unique attribute, one per foreign key.
-    static func indexes(of entity: EntityDescription) -> [(name: String, sql: String)] {
-        var result: [(name: String, sql: String)] = []
-        for a in entity.attributes where a.isIndexed || a.isUnique {
-            let name = "_idx_\(entity.name)_\(a.name)"
-            result.append((name, "CREATE \(a.isUnique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(quoted(entity.name)) (\(quoted(a.name)))"))
+    /// The columns of `entity`'s table after `_id`, `_version` (and `_entity`), each with the
+    /// entity that has it: the entity's own, or for a hierarchy's root those of every entity
+    /// in the hierarchy, once each, superentities first.
+    static func tableColumns(_ entity: EntityDescription, in model: ObjectModel) -> [(Column, EntityDescription)] {
+        guard entity.hierarchy.storesKind else { return entity.columns.map { ($0, entity) } }
+        var seen = Set<String>()
+        var result: [(Column, EntityDescription)] = []
+        for kind in entity.hierarchy.kindIndexes.map({ model.entities[$0] }) {
+            for column in kind.columns where seen.insert(columnName(column, in: kind)).inserted { result.append((column, kind)) }
         }
-        for case .foreignKey(let i) in entity.columns {
-            let column = entity.relationships[i].name
-            let name = "_idx_\(entity.name)_\(column)"
-            result.append((name, "CREATE INDEX \(quoted(name)) ON \(quoted(entity.name)) (\(quoted(column)))"))
+        return result
+    }
+
+    /// Whether `r` is declared by `entity`, not inherited from its superentity (which writes
+    /// the join table).
+    static func isDeclared(_ r: RelationshipDescription, in entity: EntityDescription, model: ObjectModel) -> Bool {
+        guard let parent = entity.hierarchy.superentityIndex else { return true }
+        return model.entities[parent].relationship(named: r.name) == nil
+    }
+
+    /// The indexes of `entity`'s table: one per indexed or unique attribute, one per foreign key
+    /// (for a hierarchy's root, those of every entity in it, and one on `_entity`).
+    static func indexes(of entity: EntityDescription, in model: ObjectModel? = nil) -> [(name: String, sql: String)] {
+        var result: [(name: String, sql: String)] = []
+        let table = entity.tableName
+        let kinds = entity.hierarchy.storesKind ? (model.map { m in entity.hierarchy.kindIndexes.map { m.entities[$0] } } ?? [entity]) : [entity]
+        var seen = Set<String>()
+        for kind in kinds {
+            for a in kind.attributes where (a.isIndexed || a.isUnique) && seen.insert(a.name).inserted {
+                let name = "_idx_\(table)_\(a.name)"
+                result.append((name, "CREATE \(a.isUnique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(quoted(table)) (\(quoted(a.name)))"))
+            }
+            for case .foreignKey(let i) in kind.columns where seen.insert(kind.relationships[i].name).inserted {
+                let column = kind.relationships[i].name
+                let name = "_idx_\(table)_\(column)"
+                result.append((name, "CREATE INDEX \(quoted(name)) ON \(quoted(table)) (\(quoted(column)))"))
+            }
+        }
+        if entity.hierarchy.storesKind {
+            let name = "_idx_\(table)_\(EntityHierarchy.kindColumn)"
+            result.append((name, "CREATE INDEX \(quoted(name)) ON \(quoted(table)) (\(EntityHierarchy.kindColumn))"))
         }
         return result
     }

@@ -21,7 +21,8 @@ extension Ensemble {
             rows = try await context.perform {
                 var rows: [(ObjectID, [String: PropertyValue])] = []
                 for entity in model.model.entities {
-                    for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name)) {
+                    // A fetch of a superentity returns its subentities' objects: each is dumped under its own.
+                    for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name)) where object.entity === entity {
                         var values: [String: PropertyValue] = [:]
                         for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) { values[name] = object.primitiveValue(forKey: name) }
                         rows.append((object.objectID, values))

@@ -27,7 +27,8 @@ extension Ensemble {
             snapshotAndIDs = try await context.perform {
                 var ids: [ObjectID] = []
                 for entity in model.model.entities where model.entities[entity.name] != nil {
-                    ids += try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: entity.name))
+                    // A fetch of a superentity returns its subentities' IDs too: each is read under its own.
+                    ids += try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: entity.name)).filter { $0.entity === entity }
                 }
                 return (LocalSnapshot.read(ids, in: context, model: model), ids)
             }

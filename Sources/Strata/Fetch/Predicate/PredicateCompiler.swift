@@ -289,7 +289,7 @@ struct PredicateCompiler {
             if case .data(let d) = value { return .data(d) }
         case .object(let entityIndex):
             if case .objectID(let id) = value {
-                guard id.entity.index == entityIndex else {
+                guard id.entity.isKind(of: model.entities[entityIndex]) else {
                     throw error("\(id) is not an object of \(model.entities[entityIndex].name).", c, entity)
                 }
                 return .object(id)

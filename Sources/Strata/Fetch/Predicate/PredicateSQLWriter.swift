@@ -31,7 +31,7 @@ struct PredicateSQLWriter {
     /// the SQL `ownerID`: `FROM … WHERE <link>` and the alias of the destination rows.
     mutating func toManySource(_ entity: EntityDescription, _ r: Int, ownerID: String) -> (fromWhere: String, alias: String) {
         let relationship = entity.relationships[r]
-        let destination = quoted(model.entities[relationship.destinationIndex].name)
+        let destination = quoted(model.entities[relationship.destinationIndex].tableName)
         let t = freshAlias()
         switch relationship.storage {
         case .inverseForeignKey(let column, _):

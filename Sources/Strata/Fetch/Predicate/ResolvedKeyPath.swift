@@ -97,7 +97,7 @@ struct ResolvedKeyPath {
         guard let step = steps.first else { return terminal(alias, &writer) }
         let t = writer.freshAlias()
         let inner = sql(steps.dropFirst(), from: t, writer: &writer, terminal: terminal)
-        let table = quoted(step.destination.name)
+        let table = quoted(step.destination.tableName)
         switch step.storage {
         case .foreignKey(let column):
             return "(SELECT \(inner) FROM \(table) \(t) WHERE \(t)._id = \(alias).\(quoted(column)))"
@@ -122,7 +122,7 @@ struct ResolvedKeyPath {
             case .inverseForeignKey(let column, _):
                 let t = writer.freshAlias()
                 let destination = writer.model.entities[relationship.destinationIndex]
-                return "(SELECT \(t)._id FROM \(quoted(destination.name)) \(t) WHERE \(t).\(quoted(column)) = \(alias)._id)"
+                return "(SELECT \(t)._id FROM \(quoted(destination.tableName)) \(t) WHERE \(t).\(quoted(column)) = \(alias)._id)"
             case .joinTable:
                 return "NULL"  // programmer error: a to-one never uses a join table
             }

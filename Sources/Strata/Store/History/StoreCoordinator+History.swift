@@ -91,7 +91,7 @@ private struct HistoryReader {
             let transaction: Int64 = row[0], index: Int = row[1], name: String = row[2]
             guard let list = changes[transaction], index >= 0, index < list.count, let change = list[index],
                   case .relationship(let slot)? = change.objectID.entity.propertyIndex[name] else { continue }
-            let member = ObjectID(entity: model.entities[change.objectID.entity.relationships[slot].destinationIndex], key: row[3])
+            let member = try memberID(model.entities[change.objectID.entity.relationships[slot].destinationIndex], key: row[3], in: list, db)
             if row[4] as Bool {
                 changes[transaction]![index]!.added[name, default: []].append(member)
             } else {
@@ -111,6 +111,21 @@ private struct HistoryReader {
                                kind: HistoryTransaction.Kind(rawValue: head.kind) ?? .save, author: head.author, contextName: head.context,
                                changes: (changes[head.id] ?? []).compactMap { $0?.finished })
         }
+    }
+}
+
+extension HistoryReader {
+    /// The ID of a relationship member: members are recorded by key, so for a destination
+    /// with subentities the member's own entity is the one its transaction changed under that
+    /// key (an insert or a delete in the same save), else its row's `_entity` now. A member
+    /// deleted by a later transaction and not changed in this one names the destination.
+    func memberID(_ destination: EntityDescription, key: Int64, in changes: [PartialChange?], _ db: Database) throws -> ObjectID {
+        guard destination.hierarchy.kindIndexes.count > 1 else { return ObjectID(entity: destination, key: key) }
+        if let changed = changes.lazy.compactMap({ $0?.objectID }).first(where: { $0.key == key && $0.entity.isKind(of: destination) }) {
+            return changed
+        }
+        let name = try String.fetchOne(db, sql: "SELECT \(EntityHierarchy.kindColumn) FROM \(quoted(destination.tableName)) WHERE _id = ?", arguments: [key])
+        return ObjectID(entity: destination.kind(named: name, in: model), key: key)
     }
 }
 

@@ -18,6 +18,10 @@ struct StoredSchema: Codable, Equatable {
         var relationships: [Relationship]
         /// The table's columns after `_id` and `_version`, for people reading the JSON.
         var columns: [String]
+        /// The superentity, present only for a subentity (so older schemas read unchanged).
+        var superentity: String?
+        /// Present (true) only for an abstract entity.
+        var abstract: Bool?
     }
 
     struct Attribute: Codable, Equatable {
@@ -56,7 +60,8 @@ struct StoredSchema: Codable, Equatable {
                     Relationship(name: $0.name, destination: $0.destination, inverse: $0.inverse, toMany: $0.isToMany,
                                  ordered: $0.isOrdered, optional: $0.isOptional, deleteRule: $0.deleteRule.rawValue)
                 },
-                columns: entity.columns.map { StoreSchema.columnName($0, in: entity) })
+                columns: entity.columns.map { StoreSchema.columnName($0, in: entity) },
+                superentity: entity.superentityName, abstract: entity.isAbstract ? true : nil)
         }
     }
 
@@ -102,7 +107,8 @@ struct StoredSchema: Codable, Equatable {
                 relationships.append(RelationshipDescription(r.name, destination: r.destination, inverse: r.inverse, isToMany: r.toMany,
                                                              isOrdered: r.ordered, deleteRule: rule, isOptional: r.optional))
             }
-            descriptions.append(EntityDescription(entity.name, attributes: attributes, relationships: relationships))
+            descriptions.append(EntityDescription(entity.name, attributes: attributes, relationships: relationships,
+                                                  superentity: entity.superentity, isAbstract: entity.abstract ?? false))
         }
         do {
             return try ObjectModel(entities: descriptions)
