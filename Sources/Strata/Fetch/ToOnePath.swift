@@ -19,8 +19,8 @@ struct ToOnePath {
 
     /// The key path as written (the result's key).
     let keyPath: String
-    /// The to-ones walked, in order, with the entity each leaves from.
-    let hops: [(from: EntityDescription, relationship: RelationshipDescription)]
+    /// The to-ones walked, in order, with the entity each leaves from and the one it reaches.
+    let hops: [(from: EntityDescription, relationship: RelationshipDescription, to: EntityDescription)]
     let end: End
     /// The entity the last segment belongs to.
     let owner: EntityDescription
@@ -35,14 +35,15 @@ struct ToOnePath {
             StrataError(.invalidRequest, "\(keyPath): \(why). A dictionary fetch takes key paths through to-one relationships to an attribute or a to-one.", entity: entity.name, key: keyPath)
         }
         var current = entity
-        var hops: [(from: EntityDescription, relationship: RelationshipDescription)] = []
+        var hops: [(from: EntityDescription, relationship: RelationshipDescription, to: EntityDescription)] = []
         for segment in segments.dropLast() {
             guard let relationship = current.relationship(named: segment) else {
                 throw failure(current.attribute(named: segment) != nil ? "\(current.name).\(segment) is an attribute, not a relationship" : "\(current.name) has no relationship \(segment)", segment)
             }
             guard !relationship.isToMany else { throw failure("\(current.name).\(segment) is a to-many relationship", segment) }
-            hops.append((current, relationship))
-            current = model.entities[relationship.destinationIndex]
+            let next = model.entities[relationship.destinationIndex]
+            hops.append((current, relationship, next))
+            current = next
         }
         let last = segments.last ?? ""
         if let attribute = current.attribute(named: last) {
@@ -61,30 +62,30 @@ struct ToOnePath {
     func sql(alias: String) -> String {
         var key = "\(alias)._id"   // the primary key of the current hop's row
         var depth = 0
-        for (from, relationship) in hops {
-            key = Self.step(relationship, from: from, key: key, first: depth == 0, alias: alias, depth: &depth)
+        for (from, relationship, to) in hops {
+            key = Self.step(relationship, from: from, to: to, key: key, first: depth == 0, alias: alias, depth: &depth)
         }
         switch end {
         case .attribute(let attribute, let owner):
             depth += 1
-            return "(SELECT p\(depth).\(quoted(attribute.name)) FROM \(quoted(owner.name)) p\(depth) WHERE p\(depth)._id = \(key))"
-        case .toOne(let relationship, _):
-            return Self.step(relationship, from: owner, key: key, first: false, alias: alias, depth: &depth)
+            return "(SELECT p\(depth).\(quoted(attribute.name)) FROM \(quoted(owner.tableName)) p\(depth) WHERE p\(depth)._id = \(key))"
+        case .toOne(let relationship, let destination):
+            return Self.step(relationship, from: owner, to: destination, key: key, first: false, alias: alias, depth: &depth)
         }
     }
 
     /// The primary key of the row `relationship` (of `from`) points at, from the key of the
-    /// `from` row.
-    private static func step(_ relationship: RelationshipDescription, from: EntityDescription, key: String, first: Bool,
+    /// `from` row (tables are the entities' hierarchies' tables).
+    private static func step(_ relationship: RelationshipDescription, from: EntityDescription, to: EntityDescription, key: String, first: Bool,
                              alias: String, depth: inout Int) -> String {
         depth += 1
         let p = "p\(depth)"
         switch relationship.storage {
         case .foreignKey(let column):
             if first { return "\(alias).\(quoted(column))" }
-            return "(SELECT \(p).\(quoted(column)) FROM \(quoted(from.name)) \(p) WHERE \(p)._id = \(key))"
+            return "(SELECT \(p).\(quoted(column)) FROM \(quoted(from.tableName)) \(p) WHERE \(p)._id = \(key))"
         case .inverseForeignKey(let column, _):
-            return "(SELECT \(p)._id FROM \(quoted(relationship.destination)) \(p) WHERE \(p).\(quoted(column)) = \(key))"
+            return "(SELECT \(p)._id FROM \(quoted(to.tableName)) \(p) WHERE \(p).\(quoted(column)) = \(key))"
         case .joinTable:
             return "NULL"   // never: a to-one has no join table
         }

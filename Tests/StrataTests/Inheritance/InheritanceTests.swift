@@ -85,6 +85,44 @@ import Testing
         #expect(throws: Never.self) { try ObjectModel(entities: [EntityDescription("Base", attributes: [name, lowered])]) }
     }
 
+    /// A dictionary fetch's key path through a to-one into a subentity reads the hierarchy's
+    /// table (the subentity has no table of its own).
+    @Test func keyPathsIntoASubentityReadTheHierarchysTable() async throws {
+        let text = { (name: String) in AttributeDescription(name, type: .string, defaultValue: .string("")) }
+        let model = try ObjectModel(entities: [
+            EntityDescription("Item", attributes: [text("name")]),
+            EntityDescription("Sub", attributes: [text("label")], relationships: [
+                RelationshipDescription("holder", destination: "Holder", inverse: "subs"),
+                RelationshipDescription("bestOf", destination: "Holder", inverse: "best", isToMany: true),
+            ], superentity: "Item"),
+            EntityDescription("Holder", attributes: [text("title")], relationships: [
+                RelationshipDescription("subs", destination: "Sub", inverse: "holder", isToMany: true),
+                RelationshipDescription("best", destination: "Sub", inverse: "bestOf"),
+            ]),
+        ])
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: model, store: .sqlite(dir.file()))
+        defer { try? coordinator.close() }
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let rows = try await context.perform {
+            let sub = try context.insert(entityNamed: "Sub")
+            try sub.setValue("blue", forKey: "label")
+            try sub.setValue("s", forKey: "name")
+            let holder = try context.insert(entityNamed: "Holder")
+            try holder.setValue("h", forKey: "title")
+            try holder.setValue(sub, forKey: "best")
+            try context.save()
+            var request = FetchRequest<ManagedObject>(entityName: "Holder")
+            request.propertiesToFetch = ["title", "best.label", "best.name"]
+            let plain = try context.fetchDictionaries(request)
+            request.propertiesToGroupBy = ["best.label"]
+            request.propertiesToFetch = ["best.label"]
+            return (plain, try context.fetchDictionaries(request))
+        }
+        #expect(rows.0 == [["title": .string("h"), "best.label": .string("blue"), "best.name": .string("s")]])
+        #expect(rows.1 == [["best.label": .string("blue")]])
+    }
+
     @Test func aFetchOfTheSuperentityReturnsEverySubentityInOneQuerySortedAndLimitedTogether() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, writer) = try await makeInheritanceStore(dir)
