@@ -22,6 +22,27 @@ import Testing
         ])
     }
 
+    /// A relationship kept on the side that points at an entity with subentities is refused
+    /// when the ensemble is made (its links would not resolve on the other peers), not lost.
+    @Test func aKeptLinkIntoAHierarchyIsRefusedUpFront() async throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription("Shelf", attributes: [AttributeDescription("name", type: .string)], relationships: [
+                RelationshipDescription("favourite", destination: "Item", inverse: "favouriteOf"),
+            ]),
+            EntityDescription("Item", attributes: [AttributeDescription("title", type: .string)], relationships: [
+                RelationshipDescription("favouriteOf", destination: "Shelf", inverse: "favourite", isToMany: true),
+            ], isAbstract: true),
+            EntityDescription("Book", attributes: [AttributeDescription("pages", type: .int64, defaultValue: .integer(0))], superentity: "Item"),
+        ])
+        do {
+            _ = try await SyncPeer("a", cloud: MemoryCloudFileSystem(), model: model)
+            Issue.record("an ensemble over a link into a hierarchy was made")
+        } catch let error as SyncError {
+            #expect(error.code == .storeNotSyncable)
+            #expect(error.message.contains("Shelf.favourite"))
+        }
+    }
+
     @Test func subentityObjectsAndARelationshipToTheirSuperentitySync() async throws {
         let cloud = MemoryCloudFileSystem()
         let model = try Self.model()

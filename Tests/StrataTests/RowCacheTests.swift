@@ -108,6 +108,19 @@ import Testing
         #expect(coordinator.rowCache.count == 4)
     }
 
+    /// NaN is not an age: it counts as 0 (always read) instead of trapping at the next fault.
+    @Test func aNaNIntervalCountsAsZero() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, a) = try await makeStore(dir)
+        defer { try? coordinator.close() }
+        let b = ObjectContext(.privateQueue, coordinator: coordinator)
+        let ids = try await seed(a, ["x"])
+        _ = try await fetchAll(a)
+        b.stalenessInterval = .nan
+        #expect(b.stalenessInterval == 0)
+        #expect(try await faultTitle(b, ids[0]) == "x")
+    }
+
     @Test func stalenessZeroAlwaysReadsTheStore() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, a) = try await makeStore(dir)

@@ -11,7 +11,9 @@ extension ObjectContext: ObjectOwner {
         let members = object.faultBatch?.members ?? [object.objectID]
         var faults: [ManagedObject] = []
         faults.reserveCapacity(members.count)
-        for id in members {
+        // A fetch of a superentity batches faults of several entities: each reads with its own
+        // entity's columns, so a firing fills only those of the firing object's entity.
+        for id in members where id.entity === entity {
             if let member = registry[id], member.lifecycle.isFault { faults.append(member) }
         }
         if faults.isEmpty { faults = [object] }

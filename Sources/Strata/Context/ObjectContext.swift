@@ -226,8 +226,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// How old, in seconds, a row in the coordinator's row cache may be for this context to
     /// use it when it fires a fault or reads an object by ID (``existingObject(with:)``), as
     /// Core Data's `stalenessInterval`: negative (the default, -1) uses a cached row of any
-    /// age, 0 always reads the store, a positive value uses rows read at most that long ago.
-    /// Fetches and refreshes always read the store (and refresh the cache). Settable from any
+    /// age, 0 always reads the store, a positive value uses rows read at most that long ago
+    /// (NaN counts as 0). Fetches and refreshes always read the store (and refresh the cache). Settable from any
     /// thread, like ``mergePolicy``.
     ///
     /// The cache never holds a row older than what this process last wrote or read: saves
@@ -244,7 +244,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// ```
     public var stalenessInterval: TimeInterval {
         get { settings.withLock { $0.stalenessInterval } }
-        set { settings.withLock { $0.stalenessInterval = newValue } }
+        set { settings.withLock { $0.stalenessInterval = newValue.isNaN ? 0 : newValue } }
     }
 
     // MARK: Running work on the context's queue

@@ -126,7 +126,7 @@ struct ModelInheritance {
     }
 
     /// Entities of one hierarchy share a table: a column name used by two of them must mean
-    /// the same column (same type, same destination).
+    /// the same column (same type; for a to-one, same destination and inverse).
     static func checkSharedColumns(_ entities: [EntityDescription]) throws(StrataError) {
         var byTable: [String: [String: (definition: String, entity: String)]] = [:]
         for entity in entities where entity.hierarchy.storesKind {
@@ -134,7 +134,11 @@ struct ModelInheritance {
                 let name: String, definition: String
                 switch column {
                 case .attribute(let i): (name, definition) = (entity.attributes[i].name, entity.attributes[i].type.rawValue)
-                case .foreignKey(let r): (name, definition) = (entity.relationships[r].name, "to-one \(entity.relationships[r].destination)")
+                case .foreignKey(let r):
+                    // The inverse too: siblings' to-ones of one name with different inverses would
+                    // share a column, and each inverse to-many would read the other's rows.
+                    let relationship = entity.relationships[r]
+                    (name, definition) = (relationship.name, "to-one \(relationship.destination) (inverse \(relationship.inverse))")
                 case .order(let r): (name, definition) = (entity.relationships[r].foreignKeyOrderColumn ?? "_order_\(entity.relationships[r].name)", "order")
                 }
                 if let seen = byTable[entity.tableName]?[name] {

@@ -233,17 +233,22 @@ struct SaveTransaction {
     private func nullifyReferences(to id: ObjectID, through relationship: RelationshipDescription, column: String,
                                    _ db: Database, _ outcome: inout SaveOutcome) throws {
         let destination = model.entities[relationship.destinationIndex]
-        let find = try db.cachedStatement(sql: "SELECT _id FROM \(quoted(destination.name)) WHERE \(quoted(column)) = ?")
+        // In a hierarchy's table each row names its own entity: the ID must, too.
+        let kind = destination.hierarchy.storesKind ? ", \(EntityHierarchy.kindColumn)" : ""
+        let find = try db.cachedStatement(sql: "SELECT _id\(kind) FROM \(quoted(destination.tableName)) WHERE \(quoted(column)) = ?")
         find.setUncheckedArguments([id.key])
-        var keys: [Int64] = []
-        try RawStatement.forEachRow(find, db) { keys.append(sqlite3_column_int64($0, 0)) }
-        guard !keys.isEmpty else { return }
+        var rows: [(Int64, EntityDescription)] = []
+        try RawStatement.forEachRow(find, db) { handle in
+            let own = kind.isEmpty ? destination : destination.kind(named: RawStatement.text(handle, 1), in: model)
+            rows.append((sqlite3_column_int64(handle, 0), own))
+        }
+        guard !rows.isEmpty else { return }
         let update = try db.cachedStatement(sql: "UPDATE \(quoted(destination.tableName)) SET \(quoted(column)) = NULL, _version = _version + 1 WHERE _id = ? RETURNING _version")
-        for key in keys {
+        for (key, own) in rows {
             update.setUncheckedArguments([key])
             var version: Int64 = 0
             try RawStatement.forEachRow(update, db) { version = sqlite3_column_int64($0, 0) }
-            outcome.nullified.append((ObjectID(entity: destination, key: key), column, version))
+            outcome.nullified.append((ObjectID(entity: own, key: key), column, version))
         }
     }
 

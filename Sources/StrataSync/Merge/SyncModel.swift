@@ -59,4 +59,18 @@ struct SyncModel: Sendable {
         case toOne(RelationshipDescription)
         case toMany(RelationshipDescription)
     }
+
+    /// Refuses what the merge cannot keep yet: a relationship whose kept (canonical) side
+    /// points at an entity with subentities. The state names each object under its own entity
+    /// and a reference under the relationship's destination, so such links would not resolve.
+    /// Relationships *from* subentities, and to-manys to a superentity kept on their to-one
+    /// side, sync (`SyncInheritanceTests`).
+    func refuseLinksIntoHierarchies() throws(SyncError) {
+        let parents = Set(model.entities.compactMap(\.superentityName))
+        for plan in entities.values.sorted(by: { $0.entity.name < $1.entity.name }) {
+            for relationship in plan.toOnes + plan.toManys where parents.contains(relationship.destination) {
+                throw SyncError(.storeNotSyncable, "\(plan.entity.name).\(relationship.name) points at \(relationship.destination), which has subentities: syncing such a relationship is not supported yet")
+            }
+        }
+    }
 }

@@ -87,6 +87,59 @@ import Testing
 
     /// A dictionary fetch's key path through a to-one into a subentity reads the hierarchy's
     /// table (the subentity has no table of its own).
+    /// Faults of several entities from one fetch of a superentity: each fires with its own
+    /// entity's columns, whichever fires first (a Clip's firing once read the Videos as Clips).
+    @Test func faultsOfSeveralEntitiesFromOneFetchFillWithTheirOwnColumns() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer) = try await makeInheritanceStore(dir)
+        defer { try? coordinator.close() }
+        _ = try await seed(writer)
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        let values = try await reader.perform {
+            var request = FetchRequest<Video>(sortKeys: [SortKey("size")])
+            request.returnsObjectsAsFaults = true
+            let videos = try reader.fetch(request)
+            let clips = videos.compactMap { $0 as? Clip }
+            _ = try #require(clips.first).source   // a Clip fires first
+            return videos.map { "\($0.name) \($0.duration)" + (($0 as? Clip).map { " \($0.source)" } ?? "") }
+        }
+        #expect(values == ["Video-1 1.0", "Clip-2 2.0 camera 2", "Video-4 4.0", "Clip-5 5.0 camera 5"])
+    }
+
+    /// Deleting an object whose to-many points at a subentity clears stale references in the
+    /// hierarchy's table (it named the subentity's, which does not exist).
+    @Test func deletingAnObjectWhoseToManyPointsAtASubentitySaves() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeInheritanceStore(dir)
+        defer { try? coordinator.close() }
+        let remaining = try await context.perform {
+            let album = context.insert(Album.self)
+            album.title = "empty"
+            try context.save()
+            context.delete(album)
+            try context.save()
+            return try context.count(for: FetchRequest<Album>())
+        }
+        #expect(remaining == 0)
+    }
+
+    /// Siblings' to-ones of one name share a column: with different inverses each inverse
+    /// to-many would read the other's rows, so the model refuses them.
+    @Test func siblingsToOnesOfOneNameWithDifferentInversesAreRefused() {
+        let base = EntityDescription("Base", attributes: [AttributeDescription("id", type: .int64, defaultValue: .integer(0))])
+        #expect(throws: StrataError.self) {
+            try ObjectModel(entities: [
+                base,
+                EntityDescription("A", attributes: [], relationships: [RelationshipDescription("owner", destination: "Person", inverse: "as")], superentity: "Base"),
+                EntityDescription("B", attributes: [], relationships: [RelationshipDescription("owner", destination: "Person", inverse: "bs")], superentity: "Base"),
+                EntityDescription("Person", attributes: [], relationships: [
+                    RelationshipDescription("as", destination: "A", inverse: "owner", isToMany: true),
+                    RelationshipDescription("bs", destination: "B", inverse: "owner", isToMany: true),
+                ]),
+            ])
+        }
+    }
+
     @Test func keyPathsIntoASubentityReadTheHierarchysTable() async throws {
         let text = { (name: String) in AttributeDescription(name, type: .string, defaultValue: .string("")) }
         let model = try ObjectModel(entities: [
