@@ -102,12 +102,12 @@ final class RowCache: Sendable {
     /// single-context user pays nothing for it.
     private let contexts = Atomic<Int>(0)
     private let fileCommits: StoreFileCommits
-    private let state: Mutex<State>
+    private let state: Locked<State>   // not `Mutex`: ThreadSanitizer must see this lock (see `Locked`)
 
     init(capacity: Int, fileCommits: StoreFileCommits) {
         self.capacity = max(0, capacity)
         self.fileCommits = fileCommits
-        self.state = Mutex(State(commitsSeen: fileCommits.count.load(ordering: .acquiring)))
+        self.state = Locked(State(commitsSeen: fileCommits.count.load(ordering: .acquiring)))
     }
 
     /// A context on the coordinator was made.
