@@ -146,15 +146,19 @@ private struct Diff {
                 created.append(id)
             }
         }
+        var registered: [GlobalObjectKey] = []
         for id in created {
             let global = try assignIdentifier(id, snapshot.objects[id]!)
             gids[id] = global.gid
             try tx.setLocalKey(global, id.primaryKey)
-            try tx.resolveDanglingLinks(to: [global])
+            registered.append(global)
             stamping(id)
             emit(.insert(global))
             live.append((id, global))
         }
+        // Links that waited for these objects' rows: one check when none waits (an attach
+        // registers every object of the store here).
+        try tx.resolveDanglingLinks(to: registered)
         for (id, global) in live {
             stamping(id)
             try diffValues(global, snapshot.objects[id]!)

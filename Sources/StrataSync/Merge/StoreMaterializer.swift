@@ -151,12 +151,11 @@ struct StoreMaterializer: Sendable {
         }
         try state.write { tx in
             for (key, _) in pending {
-                if found.contains(key) {
-                    try tx.setLocalKey(key, try tx.object(key)?.localKey, pending: false)
-                    try tx.resolveDanglingLinks(to: [key])
-                }
+                if found.contains(key) { try tx.setLocalKey(key, try tx.object(key)?.localKey, pending: false) }
                 else { try tx.setLocalKey(key, nil); try tx.markDirty(key) }
             }
+            // Rows the interrupted save did make: links that waited for them are written again.
+            try tx.resolveDanglingLinks(to: pending.map(\.0).filter(found.contains))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import Strata   // `Locked`
 import Testing
 
 /// A running `StrataProcessProbe` child process (Sources/StrataProcessProbe): its stdout is

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+@testable import Strata   // `Locked`
 
 /// Collects failures from threads and queues of a scripted interleaving, and bounds every
 /// wait: a wait longer than `limit` is recorded as a deadlock and stops the script.
