@@ -30,13 +30,16 @@ enum ProbeModel {
     static func make() throws -> ObjectModel { try ObjectModel(Entry.self, Tally.self) }
 
     /// The shared row, inserted when missing. The insert runs under
-    /// `.mergeByPropertyObjectTrump`, so two processes inserting it at once end with one row
-    /// (the unique name makes the second insert that row).
+    /// `.mergeByPropertyStoreTrump`, so two processes inserting it at once end with one row
+    /// (the unique name makes the second insert that row) holding what the first one saved
+    /// since: under `.mergeByPropertyObjectTrump` the late insert wrote its zero counters over
+    /// a row another writer had already counted a save in, and a reader saw an entry its
+    /// counter did not cover.
     static func sharedTally(in context: ObjectContext) throws -> Tally {
         let request = FetchRequest<Tally>(predicate: try ObjectPredicate("name == %@", sharedName))
         if let tally = try context.fetch(request).first { return tally }
         let policy = context.mergePolicy
-        context.mergePolicy = .mergeByPropertyObjectTrump
+        context.mergePolicy = .mergeByPropertyStoreTrump
         defer { context.mergePolicy = policy }
         let tally = context.insert(Tally.self)
         tally.name = sharedName
