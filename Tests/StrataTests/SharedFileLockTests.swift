@@ -21,11 +21,14 @@ import Testing
         }
     }
 
-    /// The items another process reads in the store.
+    /// The items another process reads in the store. A line other than `read <digest> <count>`
+    /// (the probe's `error <code>`) is recorded with the probe's output, so a failure says why.
     func itemsSeenByAnotherProcess(_ url: URL) async throws -> String? {
         let reader = try ProbeProcess(["read", url.path, "1"])
         #expect(try await reader.finish() == 0, "\(reader.errors)")
-        return reader.lines.first?.split(separator: " ").last.map(String.init)
+        let line = reader.lines.first
+        #expect(line?.hasPrefix("read ") == true, "the probe printed \(reader.lines), stderr: \(reader.errors)")
+        return line?.split(separator: " ").last.map(String.init)
     }
 
     /// How many POSIX record locks this process holds on the file at `url` (Linux: from
