@@ -15,7 +15,9 @@ cd "$(dirname "$0")/.."
 objects="${1:-20000}"
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install -y valgrind)" >&2; exit 1; }
 
-swift build -c release --product Sandbox --scratch-path .build-release >&2
+# DWARF 4: valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 writes by default ("unhandled
+# dwarf2 abbrev form code 0x25 … Possibly corrupted debuginfo file. I can't recover").
+swift build -c release --product Sandbox --scratch-path .build-release -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4 >&2
 out=.build-release/engine.callgrind
 if [[ "${PROFILE_REUSE:-}" != 1 || ! -f "$out" ]]; then   # PROFILE_REUSE=1: read the last profile again
     valgrind --tool=callgrind --dump-instr=no --callgrind-out-file="$out" \
