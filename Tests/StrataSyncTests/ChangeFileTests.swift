@@ -29,6 +29,22 @@ struct ChangeFileTests {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(CRC32.checksum([UInt8]()) == 0)
         #expect(CRC32.checksum(Array("56789".utf8), continuing: CRC32.checksum(Array("1234".utf8))) == 0xCBF4_3926)
+        #expect(CRC32.checksum(Data("The quick brown fox jumps over the lazy dog".utf8)) == 0x414F_A339)
+    }
+
+    @Test("CRC-32 reads contiguous bytes eight at a time and agrees with the byte-by-byte sum")
+    func crcOfContiguousBytesAgreesWithTheByteLoop() {
+        var random = SplitMix64(seed: 32)
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4099] {
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let byByte = CRC32.checksum(bytes.lazy.map { $0 })   // not contiguous: the byte loop
+            #expect(CRC32.checksum(bytes) == byByte, "array of \(length)")
+            #expect(CRC32.checksum(Data(bytes)) == byByte, "Data of \(length)")
+            let cut = length / 3
+            let data = Data(bytes)
+            #expect(CRC32.checksum(data[cut...], continuing: CRC32.checksum(data[..<cut])) == byByte, "Data slices of \(length) at \(cut)")
+            #expect(CRC32.checksum(bytes[cut...], continuing: CRC32.checksum(bytes[..<cut])) == byByte, "array slices of \(length) at \(cut)")
+        }
     }
 
     @Test("round trip: header fields and payload come back; decodeHeader reads the header alone")

@@ -55,7 +55,7 @@ extension ByteReader {
     }
 
     mutating func readString() -> String? {
-        guard let raw = readBytes() else { return nil }
-        return String(validating: raw, as: UTF8.self)
+        guard let count = readCount() else { return nil }
+        return readUTF8(count)
     }
 }

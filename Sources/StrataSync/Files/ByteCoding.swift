@@ -43,8 +43,15 @@ struct ByteReader {
 
     mutating func readShortString() -> String? {
         guard let count = read(UInt8.self), bytes.count - offset >= Int(count) else { return nil }
-        let slice = bytes[offset..<offset + Int(count)]
-        offset += Int(count)
-        return String(validating: slice, as: UTF8.self)
+        return readUTF8(Int(count))
+    }
+
+    /// The next `count` bytes as a string when they are valid UTF-8 (read in place); `nil` if
+    /// they are not, or if fewer are left.
+    mutating func readUTF8(_ count: Int) -> String? {
+        guard count >= 0, bytes.count - offset >= count else { return nil }
+        let start = offset
+        offset += count
+        return bytes.withUnsafeBufferPointer { StrictUTF8.string(UnsafeBufferPointer(rebasing: $0[start..<start + count])) }
     }
 }

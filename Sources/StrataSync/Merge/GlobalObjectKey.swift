@@ -5,6 +5,7 @@ struct GlobalObjectKey: Hashable, Comparable, Sendable {
     var gid: String
 
     static func < (lhs: GlobalObjectKey, rhs: GlobalObjectKey) -> Bool {
-        lhs.entity != rhs.entity ? lhs.entity.utf8.lexicographicallyPrecedes(rhs.entity.utf8) : lhs.gid.utf8.lexicographicallyPrecedes(rhs.gid.utf8)
+        let entities = UTF8Order.compare(lhs.entity, rhs.entity)
+        return entities != 0 ? entities < 0 : UTF8Order.precedes(lhs.gid, rhs.gid)
     }
 }

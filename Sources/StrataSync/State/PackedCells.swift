@@ -40,7 +40,7 @@ struct PackedCells {
     var bytes: [UInt8] {
         var writer = ByteWriter()
         writer.writeVarint(UInt64(cells.count))
-        for property in cells.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        for property in cells.keys.sorted(by: UTF8Order.precedes) {
             let cell = cells[property]!
             writer.writeString(property)
             writer.writeSigned(cell.stamp.lamport)
