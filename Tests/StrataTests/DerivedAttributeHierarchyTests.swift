@@ -14,6 +14,8 @@ class Merch: ManagedObject {
     @Relationship("stall", inverse: "merch") var stall: Stall?
     @Relationship("whole", inverse: "parts") var whole: Merch?
     @Relationship("parts", inverse: "whole") var parts: Set<Merch>
+    @Relationship("ribbons", inverse: "merch") var ribbons: Set<Ribbon>
+    @Relationship("showcasedAt", inverse: "showpiece") var showcasedAt: Stall?
     @Derived("lowerLabel", from: "lowercase:(label)") var lowerLabel = ""
     @Derived("stallName", from: "stall.name") var stallName: String? = nil
     @Derived("partCount", from: "parts.@count") var partCount = 0
@@ -23,6 +25,7 @@ class Novel: Merch {
     @Attribute("author") var author = ""
     @Relationship("featuredAt", inverse: "featured") var featuredAt: Stall?
     @Derived("upperAuthor", from: "uppercase:(author)") var upperAuthor = ""
+    @Derived("ribbonCount", from: "ribbons.@count") var ribbonCount = 0
 }
 
 final class SignedNovel: Novel {
@@ -35,9 +38,11 @@ final class Poster: Merch {
 }
 
 /// Aggregates into the hierarchy: over the superentity (members of every kind) and over a
-/// subentity (novels, signed ones included).
+/// subentity (novels, signed ones included); a one-to-one's key path into it.
 final class Stall: ManagedObject {
     @Attribute("name") var name = ""
+    @Relationship("showpiece", inverse: "showcasedAt") var showpiece: Merch?
+    @Derived("showpieceLabel", from: "showpiece.label") var showpieceLabel: String? = nil
     @Relationship("merch", inverse: "stall") var merch: Set<Merch>
     @Relationship("featured", inverse: "featuredAt") var featured: Set<Novel>
     @Derived("merchCount", from: "merch.@count") var merchCount = 0
@@ -46,9 +51,17 @@ final class Stall: ManagedObject {
     @Derived("featuredTop", from: "featured.@max.price") var featuredTop: Int64? = nil
 }
 
+/// A many-to-many into the hierarchy (a novel counts its ribbons through the join table too).
+final class Ribbon: ManagedObject {
+    @Attribute("word") var word = ""
+    @Relationship("merch", inverse: "ribbons") var merch: Set<Merch>
+    @Derived("merchCount", from: "merch.@count") var merchCount = 0
+    @Derived("merchTop", from: "merch.@max.price") var merchTop: Int64? = nil
+}
+
 @Suite struct DerivedAttributeHierarchyTests {
     static let model: ObjectModel = {
-        do { return try ObjectModel(Merch.self, Novel.self, SignedNovel.self, Poster.self, Stall.self) }
+        do { return try ObjectModel(Merch.self, Novel.self, SignedNovel.self, Poster.self, Stall.self, Ribbon.self) }
         catch { preconditionFailure("derived hierarchy model: \(error)") }  // programmer error: the model is valid
     }()
 
@@ -168,7 +181,7 @@ final class Stall: ManagedObject {
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\\_derived\\_%' ESCAPE '\\' ORDER BY name")
         }
         let owners = Set(triggers.map { $0.dropFirst("_derived_".count).split(separator: ".")[0] })
-        #expect(owners == ["Merch", "Novel", "Stall"], "\(triggers)")
+        #expect(owners == ["Merch", "Novel", "Stall", "Ribbon"], "\(triggers)")
         // A batch update of every poster's author, and of every novel's (the signed one too).
         let posters = try coordinator.execute(BatchUpdateRequest(entityName: "Poster", predicate: nil, propertiesToUpdate: ["author": .string("Nobody")]))
         #expect(posters.updated.allSatisfy { $0.value["upperAuthor"] == nil }, "\(posters)")
@@ -189,6 +202,49 @@ final class Stall: ManagedObject {
             context.merge(deleted)
             #expect(stall.merchCount == 3 && stall.merchTotal == 22 && stall.featuredCount == 1)
         }
+    }
+
+    /// A many-to-many into the hierarchy counts every kind; a subentity's aggregate over an
+    /// inherited many-to-many counts its own rows only; a one-to-one's key path into the
+    /// hierarchy follows the target from either side.
+    @Test func manyToManysAndOneToOnesIntoTheHierarchy() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context, stallID) = try await seeded(dir)
+        defer { try? coordinator.close() }
+        try await context.perform {
+            let stall = try #require(context.object(with: stallID) as? Stall)
+            let items = Dictionary(uniqueKeysWithValues: stall.merch.map { ($0.label, $0) })
+            let red = context.insert(Ribbon.self), blue = context.insert(Ribbon.self)
+            (red.word, blue.word) = ("red", "blue")
+            red.merch = Set(items.values)
+            let signed = try #require(items["Earthsea"] as? SignedNovel), poster = try #require(items["Job"] as? Poster)
+            signed.ribbons.insert(blue)
+            poster.ribbons.insert(blue)
+            stall.showpiece = signed
+            try context.save()
+            #expect(red.merchCount == 4 && red.merchTop == 30 && blue.merchCount == 2)
+            #expect(signed.ribbonCount == 2 && (items["Dune"] as? Novel)?.ribbonCount == 1)
+            #expect(stall.showpieceLabel == "Earthsea")
+            // From the other sides: a ribbon taken off, a price, the showpiece's label and owner.
+            red.merch.remove(signed)
+            signed.price = 3
+            poster.price = 90
+            signed.label = "Earthsea (signed)"
+            try context.save()
+            #expect(red.merchCount == 3 && red.merchTop == 90 && blue.merchTop == 90)
+            #expect(signed.ribbonCount == 1)
+            #expect(stall.showpieceLabel == "Earthsea (signed)")
+            poster.showcasedAt = stall
+            try context.save()
+            #expect(stall.showpieceLabel == "Job" && signed.showcasedAt == nil)
+            context.delete(poster)
+            try context.save()
+            #expect(stall.showpieceLabel == nil && blue.merchCount == 1 && red.merchTop == 10)
+        }
+        let rows = try await coordinator.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT _entity, ribbonCount FROM Merch ORDER BY label").map { "\($0["_entity"] as String) \($0["ribbonCount"] as Int? ?? -1)" }
+        }
+        #expect(rows == ["Novel 1", "SignedNovel 1", "Merch -1"], "only novels have the column set")
     }
 
     /// Values answered to the saving context evict the rows from the row cache, for every kind.

@@ -101,8 +101,9 @@ import Testing
                 let stalls = try context.fetch(FetchRequest<Stall>(sortKeys: [SortKey("name")]))
                 let items = try context.fetch(FetchRequest<Merch>(sortKeys: [SortKey("label")]))
                 let novels = items.compactMap { $0 as? Novel }
+                let ribbons = try context.fetch(FetchRequest<Ribbon>(sortKeys: [SortKey("word")]))
                 for _ in 0..<Int.random(in: 1...4, using: &random) {
-                    switch Int.random(in: 0..<11, using: &random) {
+                    switch Int.random(in: 0..<13, using: &random) {
                     case 0:
                         context.insert(Stall.self).name = random.pick(Self.names)
                     case 1, 2:
@@ -139,6 +140,17 @@ import Testing
                     case 9 where !stalls.isEmpty && random.chance(0.3):
                         let stall = random.pick(stalls)
                         if !stall.isDeleted { context.delete(stall) }
+                    case 10 where !items.isEmpty:
+                        if ribbons.isEmpty || random.chance(0.2) {
+                            context.insert(Ribbon.self).word = random.pick(Self.names)
+                        } else {
+                            let ribbon = random.pick(ribbons), item = random.pick(items)
+                            if random.chance(0.6) { ribbon.merch.insert(item) } else { item.ribbons.remove(ribbon) }
+                        }
+                    case 11 where !items.isEmpty && !stalls.isEmpty:
+                        let stall = random.pick(stalls)
+                        if random.chance(0.5) { stall.showpiece = random.chance(0.8) ? random.pick(items) : nil }
+                        else { random.pick(items).showcasedAt = stall }
                     default:
                         continue
                     }
@@ -173,11 +185,18 @@ import Testing
             let prices = stall.merch.map(\.price), featured = stall.featured.map(\.price)
             #expect(stall.merchCount == prices.count && stall.merchTotal == prices.reduce(0, +), "\(label): \(stall.name)")
             #expect(stall.featuredCount == featured.count && stall.featuredTop == featured.max(), "\(label): \(stall.name)")
+            #expect(stall.showpieceLabel == stall.showpiece?.label, "\(label): \(stall.name)")
+        }
+        for ribbon in try context.fetch(FetchRequest<Ribbon>()) {
+            let prices = ribbon.merch.map(\.price)
+            #expect(ribbon.merchCount == prices.count && ribbon.merchTop == prices.max(), "\(label): \(ribbon.word)")
         }
         for item in try context.fetch(FetchRequest<Merch>()) {
             #expect(item.lowerLabel == item.label.lowercased() && item.stallName == item.stall?.name && item.partCount == item.parts.count,
                     "\(label): \(type(of: item)) \(item.label)")
-            if let novel = item as? Novel { #expect(novel.upperAuthor == novel.author.uppercased(), "\(label): \(item.label)") }
+            if let novel = item as? Novel {
+                #expect(novel.upperAuthor == novel.author.uppercased() && novel.ribbonCount == novel.ribbons.count, "\(label): \(item.label)")
+            }
             if let poster = item as? Poster { #expect(poster.upperAuthor == "", "\(label): \(item.label)") }
         }
     }
