@@ -247,6 +247,26 @@ final class Ribbon: ManagedObject {
         #expect(rows == ["Novel 1", "SignedNovel 1", "Merch -1"], "only novels have the column set")
     }
 
+    /// The statements a migration runs to fill derived columns (``DerivedColumns/recomputeStatements(_:)``)
+    /// set every kind's values from the rows and leave a sibling's same-named column alone.
+    @Test func recomputingFromTheRowsRestoresEveryKindsValues() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, _, _) = try await seeded(dir)
+        defer { try? coordinator.close() }
+        let read = "SELECT _entity || ' ' || lowerLabel || ' ' || coalesce(stallName, '-') || ' ' || partCount || ' ' || coalesce(upperAuthor, '-') FROM Merch ORDER BY label"
+        let before = try await coordinator.database.read { db in try String.fetchAll(db, sql: read) }
+        let after = try await coordinator.database.write { db in
+            // The columns are scrambled directly (the poster's stored upperAuthor is not).
+            try db.execute(sql: "UPDATE Merch SET lowerLabel = 'x', stallName = NULL, partCount = 9")
+            try db.execute(sql: "UPDATE Merch SET upperAuthor = 'x' WHERE _entity IN ('Novel', 'SignedNovel')")
+            for statement in DerivedColumns.recomputeStatements(Self.model) { try db.execute(sql: statement) }
+            return try String.fetchAll(db, sql: read)
+        }
+        #expect(after == before)
+        #expect(before == ["Novel dune Été Stall 0 HERBERT", "SignedNovel earthsea Été Stall 0 LE GUIN",
+                           "Poster job Été Stall 0 kept as written", "Merch mug Été Stall 2 -"])
+    }
+
     /// Values answered to the saving context evict the rows from the row cache, for every kind.
     @Test func aDerivedValueOfASubentityRowIsNotServedStaleFromTheRowCache() async throws {
         let dir = TemporaryDirectory()
