@@ -194,9 +194,21 @@ final class Ribbon: ManagedObject {
             }
         }
         #expect(rows == ["Novel Anon ANON dune", "SignedNovel Anon ANON earthsea", "Poster Nobody kept as written job", "Merch nil nil mug"])
+        // A batch insert of a signed novel and a poster: each kind's triggers only.
+        let inserted = try coordinator.execute(BatchInsertRequest(entityName: "SignedNovel", objects: [
+            ["label": .string("Batch"), "price": .integer(1), "author": .string("ça"), "stall": .objectID(stallID)]]))
+        _ = try coordinator.execute(BatchInsertRequest(entityName: "Poster", objects: [
+            ["label": .string("Print"), "price": .integer(2), "author": .string("ça"), "upperAuthor": .string("own")]]))
+        let batchRows = try await coordinator.database.read { db in
+            try String.fetchAll(db, sql: "SELECT _entity || ' ' || lowerLabel || ' ' || coalesce(stallName, '-') || ' ' || upperAuthor FROM Merch WHERE label IN ('Batch', 'Print') ORDER BY label")
+        }
+        #expect(batchRows == ["SignedNovel batch Été Stall ÇA", "Poster print - own"])
+        #expect(inserted.count == 1 && inserted.first?.entity.name == "SignedNovel")
+        let stallRow = try await coordinator.database.read { db in try Int.fetchOne(db, sql: "SELECT merchCount FROM Stall") }
+        #expect(stallRow == 5)
         // A batch delete of a subentity's rows reaches the aggregates over the superentity.
         let deleted = try coordinator.execute(BatchDeleteRequest(entityName: "SignedNovel", predicate: nil))
-        #expect(deleted.updated[stallID]?["merchCount"] == .integer(3) && deleted.updated[stallID]?["featuredTop"] == .integer(10))
+        #expect(deleted.updated[stallID]?["merchCount"] == .integer(3) && deleted.updated[stallID]?["featuredTop"] == .integer(10), "\(deleted)")
         try await context.perform {
             let stall = try #require(context.object(with: stallID) as? Stall)
             context.merge(deleted)
