@@ -65,4 +65,52 @@ import Testing
             #expect(try reader.existingObject(with: pinned) is Photo)
         }
     }
+
+    /// Random posts pinning random attachments of every kind: each dictionary ID (plain,
+    /// grouped, through a key path) equals the ID computed from the objects.
+    @Test(arguments: SeededRandom.seeds([11, 12, 13]))
+    func idsMatchTheObjects(seed: UInt64) async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer) = try await makeInheritanceStore(dir)
+        defer { try? coordinator.close() }
+        var random = SeededRandom(seed: seed)
+        let kinds: [Attachment.Type] = [Photo.self, Video.self, Clip.self]
+        let plan = (0..<30).map { _ in (kind: random.pick([0, 1, 2]), post: Int.random(in: 0...5, using: &random)) }
+        let pins = (0..<5).map { _ in random.chance(0.2) ? nil : Int.random(in: 0..<30, using: &random) }
+        try await writer.perform {
+            let posts = (0..<5).map { i -> Post in let p = writer.insert(Post.self); p.title = "p\(i)"; return p }
+            let attachments = plan.enumerated().map { i, row -> Attachment in
+                let object = writer.insert(kinds[row.kind])
+                object.name = String(format: "a%02d", i)
+                if row.post < 5 { object.note = posts[row.post] }
+                return object
+            }
+            for (post, pin) in zip(posts, pins) { post.pinned = pin.map { attachments[$0] } }
+            try writer.save()
+        }
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await reader.perform {
+            let posts = try reader.fetch(FetchRequest<Post>(sortKeys: [SortKey("title")]))
+            let attachments = try reader.fetch(FetchRequest<Attachment>(sortKeys: [SortKey("name")]))
+            func id(_ object: ManagedObject?) -> PropertyValue { object.map { .objectID($0.objectID) } ?? .null }
+            var request = FetchRequest<ManagedObject>(entityName: "Post", sortKeys: [SortKey("title")])
+            request.propertiesToFetch = ["pinned"]
+            #expect(try reader.fetchDictionaries(request).map { $0["pinned"] } == posts.map { id($0.pinned) }, "seed \(seed)")
+            request.propertiesToGroupBy = ["pinned"]
+            request.expressionsToFetch = [ExpressionDescription(name: "n", function: .count, keyPath: "title")]
+            request.sortKeys = []
+            let grouped = try reader.fetchDictionaries(request).map { [$0["pinned"], $0["n"]] }
+            let expected = Dictionary(grouping: posts, by: { id($0.pinned) }).map { [$0.key, .integer(Int64($0.value.count))] }
+            #expect(Set(grouped) == Set(expected), "seed \(seed)")
+            var paths = FetchRequest<ManagedObject>(entityName: "Attachment", sortKeys: [SortKey("name")])
+            paths.propertiesToFetch = ["note.pinned"]
+            #expect(try reader.fetchDictionaries(paths).map { $0["note.pinned"] } == attachments.map { id($0.note?.pinned) }, "seed \(seed)")
+            paths.propertiesToGroupBy = ["note.pinned"]
+            paths.expressionsToFetch = [ExpressionDescription(name: "n", function: .count, keyPath: "name")]
+            paths.sortKeys = []
+            let groupedPaths = try reader.fetchDictionaries(paths).map { [$0["note.pinned"], $0["n"]] }
+            let expectedPaths = Dictionary(grouping: attachments, by: { id($0.note?.pinned) }).map { [$0.key, .integer(Int64($0.value.count))] }
+            #expect(Set(groupedPaths) == Set(expectedPaths), "seed \(seed)")
+        }
+    }
 }
