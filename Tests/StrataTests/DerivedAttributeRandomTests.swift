@@ -85,6 +85,122 @@ import Testing
         }
     }
 
+    /// The same over a hierarchy (`Merch` and its subentities in one table): random inserts of
+    /// every kind, moves between stalls, featured novels, parts, prices, labels and authors,
+    /// deletes and batch requests on subentities; every value checked after each step.
+    @Test(arguments: SeededRandom.seeds([5, 6, 7]))
+    func storedValuesMatchInAHierarchy(seed: UInt64) async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: DerivedAttributeHierarchyTests.model, store: .sqlite(dir.file()))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        var random = SeededRandom(seed: seed)
+        for step in 0..<40 {
+            let state = random
+            let (batch, next) = try await context.perform { () -> (Strata.ChangeSet?, SeededRandom) in
+                var random = state
+                let stalls = try context.fetch(FetchRequest<Stall>(sortKeys: [SortKey("name")]))
+                let items = try context.fetch(FetchRequest<Merch>(sortKeys: [SortKey("label")]))
+                let novels = items.compactMap { $0 as? Novel }
+                let ribbons = try context.fetch(FetchRequest<Ribbon>(sortKeys: [SortKey("word")]))
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    switch Int.random(in: 0..<13, using: &random) {
+                    case 0:
+                        context.insert(Stall.self).name = random.pick(Self.names)
+                    case 1, 2:
+                        let item: Merch = switch Int.random(in: 0..<4, using: &random) {
+                        case 0: context.insert(Merch.self)
+                        case 1: context.insert(Novel.self)
+                        case 2: context.insert(SignedNovel.self)
+                        default: context.insert(Poster.self)
+                        }
+                        item.label = random.pick(Self.names) + " \(step)"
+                        item.price = Int64.random(in: 1...50, using: &random)
+                        (item as? Novel)?.author = random.pick(Self.names)
+                        (item as? Poster)?.author = random.pick(Self.names)
+                        item.stall = stalls.isEmpty || random.chance(0.2) ? nil : random.pick(stalls)
+                    case 3 where !items.isEmpty:
+                        random.pick(items).stall = stalls.isEmpty || random.chance(0.2) ? nil : random.pick(stalls)
+                    case 4 where !novels.isEmpty && !stalls.isEmpty:
+                        let novel = random.pick(novels)
+                        if random.chance(0.7) { random.pick(stalls).featured.insert(novel) } else { novel.featuredAt = nil }
+                    case 5 where items.count > 1:
+                        let part = random.pick(items), whole = random.pick(items)
+                        if part !== whole { part.whole = random.chance(0.8) ? whole : nil }
+                    case 6 where !items.isEmpty:
+                        let item = random.pick(items)
+                        item.price = Int64.random(in: 1...50, using: &random)
+                        if random.chance(0.5) { item.label = random.pick(Self.names) }
+                        (item as? Novel)?.author = random.pick(Self.names)
+                        (item as? Poster)?.author = random.pick(Self.names)
+                    case 7 where !stalls.isEmpty:
+                        random.pick(stalls).name = random.pick(Self.names)
+                    case 8 where !items.isEmpty:
+                        let item = random.pick(items)
+                        if !item.isDeleted { context.delete(item) }
+                    case 9 where !stalls.isEmpty && random.chance(0.3):
+                        let stall = random.pick(stalls)
+                        if !stall.isDeleted { context.delete(stall) }
+                    case 10 where !items.isEmpty:
+                        if ribbons.isEmpty || random.chance(0.2) {
+                            context.insert(Ribbon.self).word = random.pick(Self.names)
+                        } else {
+                            let ribbon = random.pick(ribbons), item = random.pick(items)
+                            if random.chance(0.6) { ribbon.merch.insert(item) } else { item.ribbons.remove(ribbon) }
+                        }
+                    case 11 where !items.isEmpty && !stalls.isEmpty:
+                        let stall = random.pick(stalls)
+                        if random.chance(0.5) { stall.showpiece = random.chance(0.8) ? random.pick(items) : nil }
+                        else { random.pick(items).showcasedAt = stall }
+                    default:
+                        continue
+                    }
+                }
+                try context.save()
+                switch Int.random(in: 0..<6, using: &random) {
+                case 0:
+                    let entity = random.pick(["Merch", "Novel", "Poster"]), limit = Int.random(in: 1...50, using: &random)
+                    return (try coordinator.execute(BatchUpdateRequest(entityName: entity, predicate: try ObjectPredicate("price < %d", limit),
+                                                                       propertiesToUpdate: ["price": .integer(Int64(limit))])), random)
+                case 1:
+                    let entity = random.pick(["SignedNovel", "Poster", "Novel"])
+                    return (try coordinator.execute(BatchDeleteRequest(entityName: entity, predicate: try ObjectPredicate("price > %d", 40))), random)
+                default:
+                    return (nil, random)
+                }
+            }
+            random = next
+            try await context.perform {
+                if let batch { context.merge(batch) }
+                try Self.checkHierarchy(context, "seed \(seed) step \(step)")
+            }
+            let fresh = ObjectContext(.privateQueue, coordinator: coordinator)
+            try await fresh.perform { try Self.checkHierarchy(fresh, "seed \(seed) step \(step), read from the store") }
+        }
+    }
+
+    /// Every stall's and item's derived values equal those computed from its relationships;
+    /// a poster's stored `upperAuthor` (a novel's derived column) stays empty.
+    static func checkHierarchy(_ context: ObjectContext, _ label: String) throws {
+        for stall in try context.fetch(FetchRequest<Stall>()) {
+            let prices = stall.merch.map(\.price), featured = stall.featured.map(\.price)
+            #expect(stall.merchCount == prices.count && stall.merchTotal == prices.reduce(0, +), "\(label): \(stall.name)")
+            #expect(stall.featuredCount == featured.count && stall.featuredTop == featured.max(), "\(label): \(stall.name)")
+            #expect(stall.showpieceLabel == stall.showpiece?.label, "\(label): \(stall.name)")
+        }
+        for ribbon in try context.fetch(FetchRequest<Ribbon>()) {
+            let prices = ribbon.merch.map(\.price)
+            #expect(ribbon.merchCount == prices.count && ribbon.merchTop == prices.max(), "\(label): \(ribbon.word)")
+        }
+        for item in try context.fetch(FetchRequest<Merch>()) {
+            #expect(item.lowerLabel == item.label.lowercased() && item.stallName == item.stall?.name && item.partCount == item.parts.count,
+                    "\(label): \(type(of: item)) \(item.label)")
+            if let novel = item as? Novel {
+                #expect(novel.upperAuthor == novel.author.uppercased() && novel.ribbonCount == novel.ribbons.count, "\(label): \(item.label)")
+            }
+            if let poster = item as? Poster { #expect(poster.upperAuthor == "", "\(label): \(item.label)") }
+        }
+    }
+
     /// Every rack's and disc's derived values equal those computed from its relationships.
     static func check(_ context: ObjectContext, _ label: String) throws {
         for rack in try context.fetch(FetchRequest<Rack>()) {

@@ -72,24 +72,4 @@ extension ObjectModel {
             }
         }
     }
-
-    /// Derived attributes and entity inheritance are not combined yet: the derived columns'
-    /// triggers know one table per entity, not a hierarchy's shared table. A derived attribute
-    /// of an entity in a hierarchy, or one computed over a relationship to such an entity, is
-    /// `.invalidModel` (docs/architecture.md, "Derived attributes").
-    static func refuseDerivationsInHierarchies(_ entities: [EntityDescription]) throws(StrataError) {
-        for entity in entities {
-            for attribute in entity.attributes {
-                guard let expression = attribute.derivationExpression else { continue }
-                var inHierarchy = entity.hierarchy.storesKind
-                if let name = attribute.derivation?.relationship, let relationship = entity.relationship(named: name) {
-                    inHierarchy = inHierarchy || entities[relationship.destinationIndex].hierarchy.storesKind
-                }
-                if inHierarchy {
-                    throw StrataError(.invalidModel, "Derived attribute \(entity.name).\(attribute.name) (\(expression)): derived attributes are not supported in entity hierarchies yet.",
-                                      entity: entity.name, key: attribute.name)
-                }
-            }
-        }
-    }
 }

@@ -126,7 +126,6 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
             }
         }
         try ModelInheritance.checkSharedColumns(entities)
-        try Self.refuseDerivationsInHierarchies(entities)
         self.entities = entities
         self.entityIndexByName = byName
         self.entityIndexByClass = byClass

@@ -12,6 +12,10 @@
 /// reads the stored value. An aggregate over no members (`@min`, `@max`, `@avg`) or a nil
 /// to-one is nil: declare those optional.
 ///
+/// In an entity hierarchy a subclass inherits its superclass's derived attributes, and may
+/// declare its own; an aggregate over a to-many to a superentity counts the members of every
+/// subentity.
+///
 /// For example:
 /// ```swift
 /// final class Folder: ManagedObject {

@@ -9,17 +9,19 @@ struct DerivedRead: Sendable {
     let slots: [Int]
     /// Their types, in the same order.
     let types: [AttributeType]
-    /// `SELECT _id, <derived columns> FROM <entity> WHERE _id IN (<logged rows>)`.
+    /// `SELECT _id, <derived columns> FROM <entity's table> WHERE _id IN (<logged rows>)`: the
+    /// log names each row's own entity, so a subentity's rows are read with its own columns,
+    /// inherited derived attributes included.
     let sql: String
 
     init?(_ entity: EntityDescription) {
         let slots = entity.attributes.indices.filter { entity.attributes[$0].isDerived }
-        guard !slots.isEmpty else { return nil }
+        guard !slots.isEmpty, !entity.isAbstract else { return nil }   // an abstract entity has no rows of its own
         self.entity = entity.index
         self.slots = slots
         self.types = slots.map { entity.attributes[$0].type }
         let columns = slots.map { quoted(entity.attributes[$0].name) }.joined(separator: ", ")
-        sql = "SELECT _id, \(columns) FROM \(quoted(entity.name)) WHERE _id IN (SELECT row FROM \(DerivedColumns.changesTable) WHERE entity = \(SearchIndex.sqlText(entity.name)))"
+        sql = "SELECT _id, \(columns) FROM \(quoted(entity.tableName)) WHERE _id IN (SELECT row FROM \(DerivedColumns.changesTable) WHERE entity = \(SearchIndex.sqlText(entity.name)))"
     }
 
     /// Recomputes the aggregates of the rows marked pending (`flush`, from

@@ -21,6 +21,14 @@ extension StoreCoordinator {
         for output in plan.outputs {
             columns.append("\(Self.columnSQL(output.column)) AS \(quoted(output.sqlName))")
         }
+        // A to-one into an entity with subentities also reads its target's `_entity`, after the
+        // outputs (the having predicate and sort keys compare the key column as it is).
+        var kinds: [Int: (column: Int32, destination: EntityDescription)] = [:]
+        for (i, output) in plan.outputs.enumerated() {
+            guard let destination = output.column.toOneDestination, destination.hierarchy.kindIndexes.count > 1 else { continue }
+            kinds[i] = (Int32(columns.count), destination)
+            columns.append("\(Self.kindSubquery(key: Self.columnSQL(output.column), destination: destination)) AS \(quoted("\(output.sqlName)|kind"))")
+        }
         var inner = "SELECT \(plan.distinct ? "DISTINCT " : "")\(columns.joined(separator: ", ")) FROM \(quoted(plan.entity.tableName)) t0"
         let kind = plan.entity.kindCondition(alias: "t0")
         if let predicate = plan.predicate {
@@ -43,7 +51,7 @@ extension StoreCoordinator {
             arguments.append((plan.limit > 0 ? Int64(plan.limit) : -1).databaseValue)
             arguments.append(Int64(plan.offset).databaseValue)
         }
-        let entity = plan.entity
+        let entity = plan.entity, model = self.model
         return try read { db in
             let statement = try db.cachedStatement(sql: sql)
             statement.setUncheckedArguments(StatementArguments(arguments))
@@ -51,7 +59,11 @@ extension StoreCoordinator {
             try RawStatement.forEachRow(statement, db) { handle in
                 var dictionary: [String: PropertyValue] = [:]
                 for (i, output) in plan.outputs.enumerated() {
-                    dictionary[output.name] = try Self.read(output, handle, Int32(i), entity: entity)
+                    var value = try Self.read(output, handle, Int32(i), entity: entity)
+                    if let kind = kinds[i], case .objectID(let id) = value {
+                        value = .objectID(ObjectID(entity: kind.destination.kind(named: RawStatement.text(handle, kind.column), in: model), key: id.key))
+                    }
+                    dictionary[output.name] = value
                 }
                 result.append(dictionary)
             }
@@ -115,6 +127,17 @@ extension StoreCoordinator {
             // The shortest text of the double (2.5, not 2.4999…), read as a decimal.
             if result == .decimal, case .double(let d) = value, d.isFinite, let decimal = Decimal(string: "\(d)") { return .decimal(decimal) }
             return value
+        }
+    }
+}
+
+extension AggregatePlan.Column {
+    /// The entity a to-one column's IDs name (a plain to-one, or a key path ending in one).
+    var toOneDestination: EntityDescription? {
+        switch self {
+        case .toOne(_, let destination): destination
+        case .path(let path): if case .toOne(_, let destination) = path.end { destination } else { nil }
+        case .attribute, .expression: nil
         }
     }
 }

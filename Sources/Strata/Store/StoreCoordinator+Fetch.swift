@@ -63,28 +63,18 @@ extension StoreCoordinator {
                     throw StrataError(.invalidRequest, "propertiesToFetch takes attributes and to-one relationships; \(key) is not one.", entity: entity.name, key: key)
                 }
                 let destination = model.entities[relationship.destinationIndex]
-                guard destination.hierarchy.kindIndexes.count > 1 else {
-                    columns.append("t0.\(quoted(column))")
-                    readers.append((key, { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
-                    continue
-                }
-                // The destination has subentities: the ID names the target's own entity, read as
-                // `<key>|<entity>` in one column.
-                columns.append("t0.\(quoted(column)) || '|' || (SELECT k.\(EntityHierarchy.kindColumn) FROM \(quoted(destination.tableName)) k WHERE k._id = t0.\(quoted(column)))")
-                let model = self.model
-                readers.append((key, { handle, index in
-                    guard let text = RawStatement.text(handle, index), let bar = text.firstIndex(of: "|"), let key = Int64(text[..<bar]) else { return .null }
-                    return .objectID(ObjectID(entity: destination.kind(named: String(text[text.index(after: bar)...]), in: model), key: key))
-                }))
+                columns.append(Self.objectIDColumn(key: "t0.\(quoted(column))", destination: destination))
+                readers.append((key, Self.objectIDReader(destination, model: model)))
             case nil where key.contains("."):
                 // A key path through to-ones (`folder.name`), under its key path as in Core Data.
                 let path = try ToOnePath(key, from: entity, model: model)
-                columns.append(path.sql(alias: "t0"))
                 switch path.end {
                 case .attribute(let attribute, let owner):
+                    columns.append(path.sql(alias: "t0"))
                     readers.append((key, Self.attributeReader(attribute, of: owner)))
                 case .toOne(_, let destination):
-                    readers.append((key, { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }))
+                    columns.append(Self.objectIDColumn(key: path.sql(alias: "t0"), destination: destination))
+                    readers.append((key, Self.objectIDReader(destination, model: model)))
                 }
             case nil:
                 throw StrataError(.invalidRequest, "\(entity.name) has no property \(key).", entity: entity.name, key: key)
@@ -107,6 +97,31 @@ extension StoreCoordinator {
 }
 
 extension StoreCoordinator {
+    /// The column of a dictionary fetch that reads a to-one's target, whose key is the SQL
+    /// `key`: the key itself, or, when `destination` has subentities, `<key>|<entity>` (the
+    /// target row's `_entity` read in the same statement), so the ID names the target's own
+    /// entity as relationship IDs do elsewhere.
+    static func objectIDColumn(key: String, destination: EntityDescription) -> String {
+        guard destination.hierarchy.kindIndexes.count > 1 else { return key }
+        return "\(key) || '|' || \(kindSubquery(key: key, destination: destination))"
+    }
+
+    /// `(SELECT k._entity FROM <destination's table> k WHERE k._id = <key>)`.
+    static func kindSubquery(key: String, destination: EntityDescription) -> String {
+        "(SELECT k.\(EntityHierarchy.kindColumn) FROM \(quoted(destination.tableName)) k WHERE k._id = \(key))"
+    }
+
+    /// Reads a column written by ``objectIDColumn(key:destination:)`` as an `.objectID`.
+    static func objectIDReader(_ destination: EntityDescription, model: ObjectModel) -> (OpaquePointer, Int32) throws(StrataError) -> PropertyValue {
+        guard destination.hierarchy.kindIndexes.count > 1 else {
+            return { handle, index in RawStatement.integer(handle, index).map { .objectID(ObjectID(entity: destination, key: $0)) } ?? .null }
+        }
+        return { handle, index in
+            guard let text = RawStatement.text(handle, index), let bar = text.firstIndex(of: "|"), let key = Int64(text[..<bar]) else { return .null }
+            return .objectID(ObjectID(entity: destination.kind(named: String(text[text.index(after: bar)...]), in: model), key: key))
+        }
+    }
+
     /// Reads a column holding `attribute` (of `entity`) as stored, decoding a transformable.
     static func attributeReader(_ attribute: AttributeDescription, of entity: EntityDescription) -> (OpaquePointer, Int32) throws(StrataError) -> PropertyValue {
         { (handle: OpaquePointer, index: Int32) throws(StrataError) -> PropertyValue in

@@ -6,6 +6,8 @@ import GRDB
 /// would stop SQLite from dropping or renaming it) and the new model's are created afterwards.
 /// Every derived column of the new model is then computed from the migrated rows, in the same
 /// transaction: an attribute that became derived, or a derivation that changed, is filled.
+/// The statements know hierarchies' shared tables (``DerivedColumns``), so migrating a model
+/// with inheritance needs no more here than the tables in place before ``after`` runs.
 struct DerivedColumnsMigration {
     /// Statements that run before the tables change.
     var before: [String] = []
@@ -24,7 +26,7 @@ struct DerivedColumnsMigration {
         // The recomputation logs every row it changes: nobody is waiting for those.
         after = DerivedColumns.createStatements(new) + DerivedColumns.recomputeStatements(new)
             + ["DELETE FROM \(DerivedColumns.pendingTable)", "DELETE FROM \(DerivedColumns.changesTable)"]
-        let names = new.entities.flatMap { e in e.attributes.filter(\.isDerived).map { "\(e.name).\($0.name)" } }
+        let names = new.entities.flatMap { e in DerivedColumns.declaredDerived(of: e, in: new).map { "\(e.name).\($0.name)" } }   // inherited ones once, under their declaring entity
         summary.append("compute derived \(names.joined(separator: ", "))")
     }
 }
