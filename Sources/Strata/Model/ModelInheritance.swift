@@ -49,7 +49,8 @@ struct ModelInheritance {
     /// Puts each subentity's inherited properties first, in its superentity's order (a typed
     /// class's reflection lists them after its own), and returns how many relationships each
     /// entity inherits. A property declared again under an inherited name must have the same
-    /// type (a typed subclass sees its superclass's wrappers again).
+    /// type, and an attribute the same derivation or none (a typed subclass sees its
+    /// superclass's wrappers again).
     func flatten(_ specs: inout [EntitySpec]) throws(StrataError) -> [Int] {
         var inheritedRelationships = Array(repeating: 0, count: specs.count)
         for e in order {
@@ -64,6 +65,11 @@ struct ModelInheritance {
                 if let inherited = parent.attributes.first(where: { $0.name == a.name }) {
                     guard inherited.type == a.type else {
                         throw StrataError(.invalidModel, "\(spec.name).\(a.name) is \(a.type) but the \(parent.name) it inherits from has it as \(inherited.type).", entity: spec.name, key: a.name)
+                    }
+                    guard inherited.derivationExpression == a.derivationExpression else {
+                        let mine = a.derivationExpression.map { "derived from \($0)" } ?? "stored"
+                        let theirs = inherited.derivationExpression.map { "derived from \($0)" } ?? "stored"
+                        throw StrataError(.invalidModel, "\(spec.name).\(a.name) is \(mine) but the \(parent.name) it inherits from has it \(theirs): a subentity keeps its superentity's attributes as they are.", entity: spec.name, key: a.name)
                     }
                     continue
                 }

@@ -77,6 +77,22 @@ import Testing
         let inherited = try? ObjectModel(entities: [EntityDescription("Base", attributes: [name, lowered]),
                                                     EntityDescription("A", attributes: [double], superentity: "Base")])
         #expect(inherited?.entity(named: "A")?.attribute(named: "lowered")?.isDerived == true)
+        // Declared again in the subentity: the same derivation is the same attribute; another
+        // derivation, or a stored attribute of that name, is refused (it was silently ignored).
+        let same = try? ObjectModel(entities: [EntityDescription("Base", attributes: [name, lowered]),
+                                               EntityDescription("A", attributes: [lowered], superentity: "Base")])
+        #expect(same?.entity(named: "A")?.attribute(named: "lowered")?.derivationExpression == "lowercase:(name)")
+        for redeclared in [AttributeDescription("lowered", type: .string, derivationExpression: "uppercase:(name)"),
+                           AttributeDescription("lowered", type: .string, defaultValue: .string(""))] {
+            #expect(throws: StrataError.self) {
+                try ObjectModel(entities: [EntityDescription("Base", attributes: [name, lowered]),
+                                           EntityDescription("A", attributes: [redeclared], superentity: "Base")])
+            }
+            #expect(throws: StrataError.self) {   // and the other way round
+                try ObjectModel(entities: [EntityDescription("Base", attributes: [name, redeclared]),
+                                           EntityDescription("A", attributes: [lowered], superentity: "Base")])
+            }
+        }
         // The same entity outside a hierarchy is fine.
         #expect(throws: Never.self) { try ObjectModel(entities: [EntityDescription("Base", attributes: [name, lowered])]) }
     }
