@@ -130,9 +130,23 @@ extension MigrationPlanner {
         var columnValues: [String: String] = [:]
         for (column, owner) in StoreSchema.tableColumns(root, in: new) {
             let name = StoreSchema.columnName(column, in: owner)
-            let branches = pairs.map { (old: $0.old.name, value: $0.mappings[name]?.selectExpression ?? "NULL") }
+            // The entities without the column read NULL there, unless their rows held none in
+            // its source column already (the rows of an entity hold NULL in others' columns).
+            let having = pairs.compactMap { pair in pair.mappings[name].map { (old: pair.old.name, mapping: $0) } }
+            let sources = Set(having.compactMap(\.mapping.oldName))
+            var branches = having.map { (old: $0.old, value: $0.mapping.selectExpression) }
+            let plainColumn = having.first.flatMap { first in
+                first.mapping.fill == nil && having.allSatisfy({ $0.mapping.selectExpression == first.mapping.selectExpression }) ? first.mapping.selectExpression : nil
+            }
+            for pair in pairs where pair.mappings[name] == nil {
+                let oldColumns = Set(pair.old.columns.map { StoreSchema.columnName($0, in: pair.old) })
+                if plainColumn != nil && oldColumns.isDisjoint(with: sources) { continue }
+                branches.append((pair.old.name, "NULL"))
+            }
             let value: String
-            if let first = branches.first, branches.allSatisfy({ $0.value == first.value }) {
+            if branches.isEmpty {
+                value = "NULL"
+            } else if let first = branches.first, branches.allSatisfy({ $0.value == first.value }) {
                 value = first.value
             } else {
                 value = "CASE \(kindColumn) " + branches.map { "WHEN \(literal($0.old)) THEN \($0.value)" }.joined(separator: " ") + " END"
