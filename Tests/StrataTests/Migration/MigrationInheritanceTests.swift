@@ -252,4 +252,36 @@ import Testing
             "Circle c": "code=c score=1", "Square s": "code=s rank=2",
         ])
     }
+
+    @Test func derivedAttributesOfPlainEntitiesComeOutAsInAFreshStore() async throws {
+        let dir = TemporaryDirectory(), url = dir.file()
+        func withFolders(_ entities: [String: EntityDescription]) -> [String: EntityDescription] {
+            var entities = entities
+            entities["Folder"] = EntityDescription("Folder", attributes: [
+                Fixture.string("name"), AttributeDescription("noteCount", type: .int64, derivationExpression: "notes.@count"),
+            ], relationships: [RelationshipDescription("notes", destination: "Memo", inverse: "folder", isToMany: true)])
+            entities["Memo"] = EntityDescription("Memo", attributes: [Fixture.string("text")], relationships: [
+                RelationshipDescription("folder", destination: "Folder", inverse: "notes")])
+            return entities
+        }
+        try await H.seed(url, model: try H.model(withFolders(H.base())))
+        var v2 = withFolders(H.base())
+        v2["Clip"] = nil
+        v2["Audio"] = EntityDescription("Audio", attributes: [AttributeDescription("bitrate", type: .int64)], superentity: "Attachment")
+        let model = try H.model(v2)
+        try await H.expectSchemaLikeFresh(url, model)
+        // The derived column is still kept by its triggers after the migration.
+        let coordinator = try await StoreCoordinator(model: model, store: .sqlite(url))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let count = try await context.perform {
+            let folder = try context.insert(entityNamed: "Folder")
+            let memo = try context.insert(entityNamed: "Memo")
+            memo["folder"] = folder
+            try context.save()
+            context.refresh(folder, mergeChanges: false)
+            return folder["noteCount"] as? Int64
+        }
+        try coordinator.close()
+        #expect(count == 1)
+    }
 }
