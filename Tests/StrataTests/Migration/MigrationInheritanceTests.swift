@@ -284,4 +284,20 @@ import Testing
         try coordinator.close()
         #expect(count == 1)
     }
+
+    @Test func aConcreteRootRenamedAloneRenamesItsRowsToo() async throws {
+        let dir = TemporaryDirectory(), url = dir.file()
+        let v1 = try Fixture.model(EntityDescription("Shape", attributes: [Fixture.string("code", unique: true)]),
+                                   EntityDescription("Circle", superentity: "Shape"))
+        let coordinator = try await StoreCoordinator(model: v1, store: .sqlite(url))
+        _ = try coordinator.execute(BatchInsertRequest(entityName: "Shape", objects: [["code": .string("s")]]))
+        _ = try coordinator.execute(BatchInsertRequest(entityName: "Circle", objects: [["code": .string("c")]]))
+        try coordinator.close()
+        let v2 = try Fixture.model(EntityDescription("Figure", attributes: [Fixture.string("code", unique: true)], renamingIdentifier: "Shape"),
+                                   EntityDescription("Circle", superentity: "Figure"))
+        try await H.expectSchemaLikeFresh(url, v2)
+        #expect(try Fixture.rows(url, "SELECT _entity FROM Figure ORDER BY _id").map { $0["_entity"] as String } == ["Figure", "Circle"])
+        #expect(try Fixture.rows(url, "SELECT entity, max_key FROM _strata_keys").map { "\($0["entity"] as String)=\($0["max_key"] as Int64)" } == ["Figure=2"])
+        #expect(try await H.read(url, v2, ["code"], relationships: [], root: "Figure", label: "code") == ["Figure s": "code=s", "Circle c": "code=c"])
+    }
 }
