@@ -14,6 +14,7 @@
 //                                                 the probe's code started), closes it; "step <name>" for each migration step
 //                                                 reached, and with STRATA_KILL_AT_MIGRATION_STEP=<name> it kills itself
 //                                                 (SIGKILL) at that step (MigrationStepKillTests)
+//   open-hierarchy <store> <version>              the same with HierarchyCrashModel (MigrationHierarchyKillTests)
 //   read <store> <version> [write]                opens the crash model's store and reads its graph: "read <digest> <items>",
 //                                                 or "error <code>" for a StrataError (at open or at read); with `write`,
 //                                                 then saves one object: "saved" or "save-error <code> hasChanges=<bool>"
@@ -109,6 +110,20 @@ case ("open", 3):
     } catch {
         fail("open: \(error)", status: 2)
     }
+case ("open-hierarchy", 3):
+    guard let version = Int(arguments[2]) else { fail("usage: open-hierarchy <store> <version>", status: 64) }
+    let killAt = ProcessInfo.processInfo.environment["STRATA_KILL_AT_MIGRATION_STEP"]
+    MigrationStep.observe { step in
+        emit("step \(step.name)")
+        if step.name == killAt { kill(getpid(), SIGKILL) }
+    }
+    do {
+        let coordinator = try await StoreCoordinator(model: try HierarchyCrashModel.make(version: version), store: .sqlite(URL(fileURLWithPath: arguments[1])))
+        emit("opened")
+        try coordinator.close()
+    } catch {
+        fail("open-hierarchy: \(error)", status: 2)
+    }
 case ("read", 3), ("read", 4):
     guard let version = Int(arguments[2]), arguments.count == 3 || arguments[3] == "write" else { fail("usage: read <store> <version> [write]", status: 64) }
     do {
@@ -135,5 +150,5 @@ case ("read", 3), ("read", 4):
         fail("read: not a StrataError: \(error)", status: 2)
     }
 default:
-    fail("usage: StrataProcessProbe writer|reader|edit|watch|mixed|open|read …", status: 64)
+    fail("usage: StrataProcessProbe writer|reader|edit|watch|mixed|open|open-hierarchy|read …", status: 64)
 }

@@ -130,6 +130,39 @@ import Testing
         let error = try await Fixture.expectRefusal(url, other, .modelMismatch)
         #expect(error?.message.contains("shares no entity") == true)
     }
+
+    /// Moving an existing entity into a hierarchy, out of one, or under another superentity
+    /// (Core Data needs a mapping model for these too); every other hierarchy change migrates
+    /// (`MigrationInheritanceTests`).
+    @Test func movingAnEntityIntoOutOfOrWithinAHierarchyIsMigrationRequired() async throws {
+        let dir = TemporaryDirectory(), url = dir.file()
+        try await HierarchyFixture.seed(url)
+        // Album, a plain entity, under Attachment.
+        var into = HierarchyFixture.base()
+        into["Album"] = EntityDescription("Album", attributes: [Fixture.string("title")], relationships: [
+            RelationshipDescription("photos", destination: "Photo", inverse: "album", isToMany: true)], superentity: "Attachment")
+        // Clip from under Video to under Attachment.
+        var across = HierarchyFixture.base()
+        across["Clip"] = EntityDescription("Clip", attributes: [Fixture.string("source")], superentity: "Attachment")
+        // Photo out of the hierarchy.
+        var out = HierarchyFixture.base()
+        out["Photo"] = EntityDescription("Photo", attributes: [
+            AttributeDescription("width", type: .int64, defaultValue: .integer(0)), AttributeDescription("caption", type: .string, isSearchable: true),
+        ], relationships: [RelationshipDescription("album", destination: "Album", inverse: "photos")])
+        // A new superentity above the root.
+        var above = HierarchyFixture.base()
+        above["Item"] = EntityDescription("Item", attributes: [Fixture.string("label")])
+        above["Attachment"] = EntityDescription("Attachment", attributes: [
+            AttributeDescription("name", type: .string, isSearchable: true), AttributeDescription("size", type: .int64, defaultValue: .integer(0)),
+            AttributeDescription("checksum", type: .string, isUnique: true),
+        ], relationships: HierarchyFixture.attachment().relationships, superentity: "Item", isAbstract: true)
+        for (entities, entity, words) in [(into, "Album", "had no superentity"), (across, "Clip", "was a subentity of Video"),
+                                          (out, "Photo", "has no superentity"), (above, "Attachment", "is a subentity of Item")] {
+            let error = try await Fixture.expectRefusal(url, try HierarchyFixture.model(entities), .migrationRequired)
+            #expect(error?.entity == entity && error?.message.contains(words) == true && error?.message.contains("mapping model") == true,
+                    "\(String(describing: error))")
+        }
+    }
 }
 
 /// A migration that fails once under way (here: a copied table would keep a dangling foreign

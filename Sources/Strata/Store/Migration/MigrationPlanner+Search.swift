@@ -30,7 +30,8 @@ struct SearchIndexMigration {
             }
         }
         var kept = Set<String>()
-        for e in new.entities {
+        // A hierarchy has one index, its root's (named after its table).
+        for e in new.entities where e.hierarchy.rootIndex == e.index {
             guard let create = SearchIndex.createTable(e) else { continue }
             let name = SearchIndex.tableName(e.name)
             if tables[name] == create && untouched.contains(e.name) {

@@ -67,7 +67,7 @@ struct MigrationPlanner {
     // MARK: The plan
 
     func plan() throws(StrataError) -> MigrationPlan {
-        try refuseInheritanceChanges()
+        try refuseHierarchyMoves()
         do {
             return try makePlan()
         } catch let error as StrataError {
@@ -75,16 +75,6 @@ struct MigrationPlanner {
         } catch {
             throw StrataError(.migrationFailed, "Reading the store to plan its migration failed: \(error)", underlying: error)
         }
-    }
-
-    /// Entity inheritance is not migrated yet: a store whose model or whose new model has a
-    /// hierarchy (an entity with a superentity) opens only with an identical model, so adding,
-    /// removing or changing a subentity, or any change to an entity of a hierarchy, is
-    /// `.migrationRequired` and leaves the file untouched.
-    private func refuseInheritanceChanges() throws(StrataError) {
-        let inherited = (old.entities + new.entities).first { $0.hierarchy.storesKind }
-        guard let entity = inherited else { return }
-        throw StrataError(.migrationRequired, "The store's model and this one differ, and \(entity.name) is part of an entity hierarchy: lightweight migration does not handle models with entity inheritance yet. Open the store with the model it was written with, and move the objects to a new store with this one yourself.", entity: entity.name)
     }
 
     private func makePlan() throws -> MigrationPlan {
@@ -100,12 +90,27 @@ struct MigrationPlanner {
         // Removed entities.
         var dropTables: [String] = []
         for (i, o) in old.entities.enumerated() where !matchedOld.contains(i) {
+            plan.summary.append("remove entity \(o.name)")
+            // A subentity has no table of its own: its rows go with its hierarchy's table, or
+            // are left out when that table is rebuilt.
+            guard o.hierarchy.rootIndex == i else { continue }
             dropTables.append("DROP TABLE \(quoted(o.name))")
             dropTables.append("DELETE FROM \(StoreSchema.keysTable) WHERE entity = \(literal(o.name))")
-            plan.summary.append("remove entity \(o.name)")
         }
 
-        for e in new.entities {
+        // Hierarchies (in the old model or the new one) are planned per table.
+        for root in new.entities where isInHierarchy(root) && root.hierarchy.rootIndex == root.index {
+            let work = try hierarchyTable(root, summary: &plan.summary)
+            dropIndexes += work.dropIndexes
+            createIndexes += work.createIndexes
+            columnWork += work.columnWork
+            newTables += work.newTables
+            if let rename = work.rename { renames.append(rename) }
+            if let rebuilt = work.rebuilt { plan.rebuiltTables.append(rebuilt) }
+            if work.searchUntouched { searchUntouched.insert(root.name) }
+        }
+
+        for e in new.entities where !isInHierarchy(e) {
             guard let oi = entityMatch[e.index] else {
                 newTables.append(StoreSchema.createTable(e, in: new))
                 createIndexes.append(contentsOf: StoreSchema.indexes(of: e).map(\.sql))
@@ -118,7 +123,7 @@ struct MigrationPlanner {
                 plan.summary.append("rename entity \(o.name) to \(e.name)")
             }
             try checkRelationships(e, o)
-            let (mappings, newlyUnique) = try columnMappings(e, o, summary: &plan.summary)
+            let (mappings, newlyUnique) = try columnMappings(e, o, rows: OldRows(table: o.name), summary: &plan.summary)
             let oldColumnNames = Set(o.columns.map { StoreSchema.columnName($0, in: o) })
             let used = Set(mappings.compactMap(\.oldName))
             let dropped = o.columns.filter { !used.contains(StoreSchema.columnName($0, in: o)) }
@@ -174,7 +179,7 @@ struct MigrationPlanner {
 
         let search = try SearchIndexMigration(new: new, db: db, untouched: searchUntouched, summary: &plan.summary)
         let derived = try DerivedColumnsMigration(new: new, db: db, summary: &plan.summary)
-        plan.statements = derived.before + search.before + dropIndexes + dropTables
+        plan.statements = derived.before + search.before + (try removedRowsCleanup()) + dropIndexes + dropTables
         // Renames go through temporary names, so that two entities can swap names.
         for (i, r) in renames.enumerated() {
             plan.statements.append("ALTER TABLE \(quoted(r.from)) RENAME TO \(quoted("_strata_rename_\(i)"))")
@@ -195,11 +200,18 @@ struct MigrationPlanner {
     // MARK: Columns
 
     /// How each column of `e`'s new table is filled from `o`'s old one, and the attributes
-    /// that become unique (whose data must be checked).
-    private func columnMappings(_ e: EntityDescription, _ o: EntityDescription, summary: inout [String]) throws -> ([ColumnMapping], [AttributeDescription]) {
+    /// that become unique (whose data must be checked). `rows` says where `o`'s rows are; the
+    /// changes are listed in `summary`, but those of the properties (new names) and old columns
+    /// in `inherited` (a subentity's inherited ones, which its superentity lists).
+    func columnMappings(_ e: EntityDescription, _ o: EntityDescription, rows: OldRows,
+                        inherited: (new: Set<String>, old: Set<String>) = ([], []),
+                        summary: inout [String]) throws -> ([ColumnMapping], [AttributeDescription]) {
+        var changes: [String] = []
+        func note(_ key: String, _ line: String) { if !inherited.new.contains(key) { changes.append(line) } }
+        defer { summary += changes }
         let attributes = attributeMatch(e, o)
         let relationships = relationshipMatch(e, o)
-        let hasRows = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoted(o.name)))") ?? false
+        let hasRows = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoted(rows.table))\(rows.whereClause))") ?? false
         let oldColumns = Dictionary(o.columns.map { (StoreSchema.columnName($0, in: o), $0) }, uniquingKeysWith: { a, _ in a })
         var mappings: [ColumnMapping] = []
         var newlyUnique: [AttributeDescription] = []
@@ -209,11 +221,11 @@ struct MigrationPlanner {
             if let oa = attributes[i].map({ o.attributes[$0] }) {
                 try checkType(a, oa, entity: e)
                 m.oldName = oa.name
-                if oa.name != a.name { summary.append("rename \(e.name).\(oa.name) to \(a.name)") }
-                if oa.type != a.type { summary.append("widen \(e.name).\(a.name) from \(oa.type) to \(a.type)") }
+                if oa.name != a.name { note(a.name, "rename \(e.name).\(oa.name) to \(a.name)") }
+                if oa.type != a.type { note(a.name, "widen \(e.name).\(a.name) from \(oa.type) to \(a.type)") }
                 if oa.isOptional && !a.isOptional {
-                    summary.append("make \(e.name).\(a.name) required")
-                    if let fill { m.fill = fill } else { try checkNoNulls(column: oa.name, of: o, key: a.name, entity: e) }
+                    note(a.name, "make \(e.name).\(a.name) required")
+                    if let fill { m.fill = fill } else { try checkNoNulls(column: oa.name, rows: rows, key: a.name, entity: e) }
                 }
                 if a.isUnique && !oa.isUnique { newlyUnique.append(a) }
             } else {
@@ -221,7 +233,7 @@ struct MigrationPlanner {
                     throw StrataError(.migrationRequired, "\(e.name).\(a.name) is added as a required attribute without a default value, and the store holds \(e.name) rows that would have no value. Give it a default value (it fills the existing rows) or make it optional.", entity: e.name, key: a.name)
                 }
                 m.fill = fill
-                summary.append("add \(e.name).\(a.name)")
+                note(a.name, "add \(e.name).\(a.name)")
                 if a.isUnique { newlyUnique.append(a) }
             }
             mappings.append(m)
@@ -235,15 +247,15 @@ struct MigrationPlanner {
                 if let or = relationships[r] {
                     m.oldName = o.relationships[or].name
                     m.oldIsForeignKey = true
-                    if o.relationships[or].name != rel.name { summary.append("rename \(e.name).\(o.relationships[or].name) to \(rel.name)") }
+                    if o.relationships[or].name != rel.name { note(rel.name, "rename \(e.name).\(o.relationships[or].name) to \(rel.name)") }
                     if o.relationships[or].isOptional && !rel.isOptional {
-                        try checkNoNulls(column: o.relationships[or].name, of: o, key: rel.name, entity: e)
+                        try checkNoNulls(column: o.relationships[or].name, rows: rows, key: rel.name, entity: e)
                     }
                 } else {
                     if !rel.isOptional && hasRows {
                         throw StrataError(.migrationRequired, "\(e.name).\(rel.name) is added as a required to-one relationship, and the store holds \(e.name) rows that would have none. Make it optional, then set it and make it required in a later version.", entity: e.name, key: rel.name)
                     }
-                    summary.append("add \(e.name).\(rel.name)")
+                    note(rel.name, "add \(e.name).\(rel.name)")
                 }
                 mappings.append(m)
             case .order(let r):
@@ -253,13 +265,13 @@ struct MigrationPlanner {
                 if let or = relationships[r], let oldColumn = o.relationships[or].foreignKeyOrderColumn, oldColumns[oldColumn] != nil {
                     m.oldName = oldColumn
                 } else {
-                    summary.append("add order of \(e.name).\(rel.name)")
+                    note(rel.name, "add order of \(e.name).\(rel.name)")
                 }
                 mappings.append(m)
             }
         }
-        for (name, _) in oldColumns where !mappings.contains(where: { $0.oldName == name }) {
-            summary.append("remove \(o.name).\(name)")
+        for (name, _) in oldColumns where !mappings.contains(where: { $0.oldName == name }) && !inherited.old.contains(name) {
+            changes.append("remove \(o.name).\(name)")
         }
         return (mappings, newlyUnique)
     }
@@ -278,7 +290,7 @@ struct MigrationPlanner {
 
     /// Refuses relationship changes other than renames: a new destination, cardinality or
     /// ordering, or a one-to-one whose foreign key would move to the other table.
-    private func checkRelationships(_ e: EntityDescription, _ o: EntityDescription) throws(StrataError) {
+    func checkRelationships(_ e: EntityDescription, _ o: EntityDescription) throws(StrataError) {
         for (r, or) in relationshipMatch(e, o) {
             let rel = e.relationships[r], orel = o.relationships[or]
             let inverse = new.entities[rel.destinationIndex].relationships[rel.inverseIndex]
@@ -301,8 +313,8 @@ struct MigrationPlanner {
     // MARK: Data checks
 
     /// Refuses making `column` required without a default while rows hold nil there.
-    private func checkNoNulls(column: String, of o: EntityDescription, key: String, entity e: EntityDescription) throws {
-        let keys = try Int64.fetchAll(db, sql: "SELECT _id FROM \(quoted(o.name)) WHERE \(quoted(column)) IS NULL ORDER BY _id LIMIT 6")
+    private func checkNoNulls(column: String, rows source: OldRows, key: String, entity e: EntityDescription) throws {
+        let keys = try Int64.fetchAll(db, sql: "SELECT _id FROM \(quoted(source.table)) WHERE \(source.condition.map { "\($0) AND " } ?? "")\(quoted(column)) IS NULL ORDER BY _id LIMIT 6")
         guard !keys.isEmpty else { return }
         throw StrataError(.migrationFailed, "\(e.name).\(key) becomes required without a default value, but \(rows(keys)) of \(e.name) have no value. Give it a default value (it fills those rows), or set a value in those objects with the old model first.",
                           entity: e.name, key: key, objectID: ObjectID(entity: e, key: keys[0], isTemporary: false))
@@ -324,7 +336,7 @@ struct MigrationPlanner {
     }
 
     /// "rows 3, 7 and 9" (at most five keys, then "and more").
-    private func rows(_ keys: [Int64]) -> String {
+    func rows(_ keys: [Int64]) -> String {
         let shown = keys.prefix(5).map(String.init)
         guard let last = shown.last else { return "no rows" }
         let list = shown.count == 1 ? last : shown.dropLast().joined(separator: ", ") + " and " + last
@@ -340,7 +352,8 @@ struct MigrationPlanner {
         var counter = 0
         for e in new.entities {
             for (r, rel) in e.relationships.enumerated() {
-                guard case .joinTable(let join) = rel.storage, join.isOwner else { continue }
+                // An inherited relationship's join table is its superentity's.
+                guard case .joinTable(let join) = rel.storage, join.isOwner, StoreSchema.isDeclared(rel, in: e, model: new) else { continue }
                 var source: (table: String, sameOrientation: Bool)?
                 if let oi = entityMatch[e.index], let or = relationshipMatch(e, old.entities[oi])[r],
                    case .joinTable(let oldJoin) = old.entities[oi].relationships[or].storage {
@@ -373,7 +386,8 @@ struct MigrationPlanner {
         var drops: [String] = []
         for o in old.entities {
             for rel in o.relationships {
-                guard case .joinTable(let join) = rel.storage, join.isOwner, !keptOld.contains(join.name) else { continue }
+                guard case .joinTable(let join) = rel.storage, join.isOwner, !keptOld.contains(join.name),
+                      StoreSchema.isDeclared(rel, in: o, model: old) else { continue }
                 drops.append("DROP TABLE \(quoted(join.name))")
             }
         }

@@ -1,0 +1,1 @@
+../../../Sources/StrataProcessProbe/HierarchyCrashModel.swift
