@@ -301,3 +301,51 @@ import Testing
         #expect(try await H.read(url, v2, ["code"], relationships: [], root: "Figure", label: "code") == ["Figure s": "code=s", "Circle c": "code=c"])
     }
 }
+
+/// Derived attributes inside a hierarchy across a migration that rebuilds its table: the
+/// triggers come back as a fresh store has them, and the values are recomputed.
+@Suite struct MigrationInheritanceDerivedTests {
+    typealias H = HierarchyFixture
+
+    /// `base()` with derived attributes in the hierarchy: every attachment's `upperName`, a
+    /// video's `lowerName` (inherited by clips), and the album's photo count.
+    static func withDerived(_ entities: [String: EntityDescription]) -> [String: EntityDescription] {
+        var entities = entities
+        func adding(_ attribute: AttributeDescription, to name: String) {
+            guard let e = entities[name] else { return }
+            entities[name] = EntityDescription(e.name, attributes: e.attributes + [attribute], relationships: e.relationships,
+                                               superentity: e.superentityName, isAbstract: e.isAbstract)
+        }
+        adding(AttributeDescription("upperName", type: .string, derivationExpression: "uppercase:(name)"), to: "Attachment")
+        adding(AttributeDescription("lowerName", type: .string, derivationExpression: "lowercase:(name)"), to: "Video")
+        adding(AttributeDescription("photoCount", type: .int64, derivationExpression: "photos.@count"), to: "Album")
+        return entities
+    }
+
+    @Test func derivedAttributesInAHierarchyComeOutAsInAFreshStore() async throws {
+        let dir = TemporaryDirectory(), url = dir.file()
+        try await H.seed(url, model: try H.model(Self.withDerived(H.base())))
+        var v2 = Self.withDerived(H.base())
+        v2["Clip"] = EntityDescription("Clip", attributes: [Fixture.string("origin", renamedFrom: "source")], superentity: "Video")
+        v2["Audio"] = EntityDescription("Audio", attributes: [AttributeDescription("bitrate", type: .int64)], superentity: "Attachment")
+        let model = try H.model(v2)
+        try await H.expectSchemaLikeFresh(url, model)
+        let stored = try Fixture.rows(url, "SELECT _entity, name, upperName, lowerName FROM Attachment ORDER BY _id")
+            .map { "\($0["_entity"] as String) \($0["name"] as String) \($0["upperName"] as String? ?? "-") \($0["lowerName"] as String? ?? "-")" }
+        #expect(stored.contains("Clip clip-2 CLIP-2 clip-2") && stored.contains("Photo photo-0 PHOTO-0 -"), "\(stored)")
+        #expect(try Fixture.rows(url, "SELECT photoCount FROM Album").map { $0["photoCount"] as Int64? } == [2])
+        // The triggers keep the values after the migration, for the new subentity too.
+        let coordinator = try await StoreCoordinator(model: model, store: .sqlite(url))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let values = try await context.perform { () throws -> [String] in
+            let audio = try context.insert(entityNamed: "Audio")
+            audio["name"] = "Song"
+            let clip = try context.insert(entityNamed: "Clip")
+            clip["name"] = "Take"
+            try context.save()
+            return [audio["upperName"] as? String ?? "nil", clip["upperName"] as? String ?? "nil", clip["lowerName"] as? String ?? "nil"]
+        }
+        try coordinator.close()
+        #expect(values == ["SONG", "TAKE", "take"])
+    }
+}
