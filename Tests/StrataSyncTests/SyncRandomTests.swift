@@ -35,6 +35,21 @@ import Testing
         }
     }
 
+    /// Books link into hierarchies (authors of three entities, tags of two under an abstract
+    /// one), with merges saved in pieces of 1 to 3 objects on some seeds: references resolve
+    /// to objects of every kind, links to deleted authors and tags come back when their
+    /// identifier is inserted again, and every store equals the oracle.
+    @Test func linksIntoHierarchiesConvergeToTheOracle() async throws {
+        for seed in SyncRunSettings.seeds(3, longCount: 12, first: 11_000) {
+            var settings = SyncRunSettings(peers: 3, steps: SyncRunSettings.isLong ? Self.longSteps : 140, baselineEventThreshold: [6, 25, 100][Int(seed % 3)])
+            settings.hierarchies = true
+            if seed % 2 == 1 { settings.mergePieceSize = 1 + Int(seed % 3) }
+            let outcome = try await RandomSyncRun(seed: seed, settings: settings).run()
+            #expect(outcome.edits > 0 && outcome.syncs > 0, "seed \(seed)")
+            #expect(["Poet ", "Novelist ", "Genre ", "Mood "].allSatisfy(outcome.oracle.contains), "seed \(seed): the run made no object of some subentity")
+        }
+    }
+
     /// The same random three-peer histories through every backend, from one body: memory, a
     /// folder, nginx's WebDAV and moto's S3 on loopback, and encryption over a folder.
     @Test(arguments: Backend.allCases)
