@@ -290,6 +290,29 @@ extension SyncInheritanceTests {
         #expect(try await a.dump() == dump)
     }
 
+    /// Two devices make a photo and a document with one identifier before syncing; one links
+    /// a note to its photo. Both objects exist after the merge, and the reference names the one
+    /// whose entity sorts first (the document) on both devices: the device that linked the
+    /// photo writes its note again.
+    @Test func objectsOfTwoEntitiesMadeWithOneIdentifierOnTwoDevicesResolveAlike() async throws {
+        let (_, peers) = try await Self.linkPeers(["a", "b"])
+        let a = peers[0], b = peers[1]
+        try await a.edit { context in try context.make("Note", ["uniqueIdentifier": "n1", "title": "note"]) }
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await Self.syncAll(peers)
+        try await a.edit { context in
+            try Self.object(context, "Note", "n1").setValue(try context.make("Photo", ["uniqueIdentifier": "x", "name": "photo"]), forKey: "attachment")
+        }
+        try await b.edit { context in try context.make("Document", ["uniqueIdentifier": "x", "name": "document"]) }
+        try await Self.syncAll(peers)
+        for peer in peers {
+            #expect(try await Self.noteLinks(peer) == ["Document:x", "none"], "on \(peer.name)")
+            #expect(try await peer.count("Attachment") == 2, "on \(peer.name)")
+        }
+        #expect(try await a.dump() == b.dump())
+    }
+
     @Test func theKeptSideOfARelationshipIsDecidedByTheEntityThatDeclaresIt() throws {
         let model = SyncModel(model: try Self.linkModel(), identifierAttribute: "uniqueIdentifier")
         for entity in ["Photo", "Video", "Document", "Scan"] {
@@ -303,5 +326,8 @@ extension SyncInheritanceTests {
         #expect(model.kinds(of: "Note") == ["Note"])
         #expect(model.siblings(of: "Scan") == ["Document", "Photo", "Video"])
         #expect(model.referenceKeys([GlobalObjectKey(entity: "Scan", gid: "x")]).map(\.entity) == ["Scan", "Document", "Attachment"])
+        #expect(model.referrers(of: "Scan") == ["Album", "Note"])
+        #expect(model.referrers(of: "Photo") == ["Album", "Note"])
+        #expect(model.referrers(of: "Note").isEmpty)
     }
 }

@@ -199,11 +199,27 @@ struct StoreMaterializer: Sendable {
             for key in written.deleted { try tx.setLocalKey(key, nil) }
             // Only this actor writes the state: the piece's objects are as the plan read them.
             try tx.clearDirty(piece.keysDone)
-            return try tx.resolveDanglingLinks(to: model.referenceKeys(written.created.map(\.0)))
+            let created = written.created.map(\.0)
+            return try tx.resolveDanglingLinks(to: model.referenceKeys(created)) + (try Self.relinkSharedIdentifiers(created, model: model, tx))
         }
         let changes = collected.merged
         // An object the save's delete rules removed is a change beyond the state: not skipped.
         return Outcome(changes: changes, objectCount: planned.count, written: written.kept.subtracting(changes.deleted), relinked: relinked)
+    }
+
+    /// Objects of two entities of one hierarchy that share an identifier (two peers made them
+    /// before syncing) both exist now: a reference to that identifier names the one whose
+    /// entity sorts first, so every object that keeps a relationship into the hierarchy is
+    /// written again, and a store that linked the other one follows. Returns how many objects
+    /// were marked; none, with no statement, outside hierarchies or without such a pair.
+    private static func relinkSharedIdentifiers(_ created: [GlobalObjectKey], model: SyncModel, _ tx: StateTransaction) throws -> Int {
+        var referrers: Set<String> = []
+        for key in created {
+            let siblings = model.siblings(of: key.entity)
+            guard !siblings.isEmpty, try tx.target(key.gid, kinds: siblings) != nil else { continue }
+            referrers.formUnion(model.referrers(of: key.entity))
+        }
+        return referrers.isEmpty ? 0 : try tx.markDirty(entities: referrers.sorted())
     }
 
     private struct Written: Sendable {

@@ -32,6 +32,9 @@ struct SyncModel: Sendable {
     private let superentitiesByEntity: [String: [String]]
     /// For each entity of a hierarchy, the hierarchy's other concrete entities.
     private let siblingsByEntity: [String: [String]]
+    /// For each entity of a hierarchy, the entities that keep a relationship that may point
+    /// at its objects.
+    private let referrersByEntity: [String: [String]]
 
     init(model: ObjectModel, identifierAttribute: String?) {
         self.model = model
@@ -72,6 +75,13 @@ struct SyncModel: Sendable {
             siblings[entity.name] = all.filter { $0 != entity.name }
         }
         siblingsByEntity = siblings
+        var referrers: [String: [String]] = [:]
+        for name in siblings.keys {
+            referrers[name] = plans.values.filter { plan in
+                (plan.toOnes + plan.toManys).contains { kinds[$0.destination]?.contains(name) == true }
+            }.map(\.entity.name).sorted()
+        }
+        referrersByEntity = referrers
     }
 
     /// The entities, in a fixed order, whose objects a reference to `destination` may name:
@@ -101,6 +111,12 @@ struct SyncModel: Sendable {
     /// identifier one of them holds is not given to a new object of `entity`.
     func siblings(of entity: String) -> [String] {
         siblingsByEntity[entity] ?? []
+    }
+
+    /// The entities whose kept relationships may point at objects of `entity` (one of a
+    /// hierarchy; none outside hierarchies).
+    func referrers(of entity: String) -> [String] {
+        referrersByEntity[entity] ?? []
     }
 
     static func isCanonical(_ relationship: RelationshipDescription, of entity: EntityDescription, in model: ObjectModel) -> Bool {

@@ -137,6 +137,19 @@ struct StateTransaction {
                        arguments: [key.entity, key.gid])
     }
 
+    /// Marks dirty every object of `entities` that has a row in the store; returns how many
+    /// were marked.
+    @discardableResult
+    func markDirty(entities: [String]) throws -> Int {
+        let statement = try db.cachedStatement(sql: "UPDATE objects SET dirty = 1 WHERE dirty = 0 AND entity = ? AND local_key IS NOT NULL")
+        var marked = 0
+        for entity in entities {
+            try statement.execute(arguments: [entity])
+            marked += db.changesCount
+        }
+        return marked
+    }
+
     /// Notes that the store lacks `referrer`'s link to `target` because `target` has no row
     /// (deleted, unknown, or not created yet), so that the link is written once it has one:
     /// an object deleted and inserted again, or whose insert arrives after a link to it, must
