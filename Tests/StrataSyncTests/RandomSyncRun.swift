@@ -34,7 +34,7 @@ final class RandomSyncRun {
         self.seed = seed
         self.settings = settings
         random = SplitMix64(seed: seed)
-        label = "seed \(seed) (\(settings.peers) peers, \(settings.steps) steps\(settings.faults == nil ? "" : ", faults")\(settings.useFolder ? ", folder" : "")\(settings.backend.map { ", \($0.rawValue)" } ?? "")\(settings.encrypted ? ", encrypted" : ""))"
+        label = "seed \(seed) (\(settings.peers) peers, \(settings.steps) steps\(settings.faults == nil ? "" : ", faults")\(settings.useFolder ? ", folder" : "")\(settings.backend.map { ", \($0.rawValue)" } ?? "")\(settings.encrypted ? ", encrypted" : "")\(settings.hierarchies ? ", hierarchies" : ""))"
     }
 
     /// Attaches `device` (tolerating cloud faults); an attach exports the whole store, so
@@ -72,7 +72,7 @@ final class RandomSyncRun {
 
     private func edit(_ device: SyncDevice) async throws {
         device.counter += 1
-        let edit = RandomEdit.draw(&random, device: device.index, counter: device.counter)
+        let edit = RandomEdit.draw(&random, device: device.index, counter: device.counter, hierarchies: settings.hierarchies)
         let context = device.context
         let written = try await context.perform { try edit.apply(in: context) }
         SyncTrace.log("  edit \(edit.kind) d\(device.index)-\(device.counter): \(written.map { "\($0.0)=\($0.1)" })")
@@ -85,7 +85,7 @@ final class RandomSyncRun {
     }
 
     func run() async throws -> Outcome {
-        let model = try SyncTestModel.make()
+        let model = try settings.hierarchies ? SyncTestModel.makeHierarchy() : SyncTestModel.make()
         let folder = settings.useFolder ? TemporaryFolder("random-cloud") : nil
         let memory = MemoryCloudFileSystem(faults: settings.faults ?? .none)
         var server: (any CloudFileSystem)?

@@ -96,9 +96,19 @@ struct SyncOracle {
     func dump(model: ObjectModel) -> String {
         // Edges from whichever side the records name, kept when both ends exist.
         var edges: [GlobalObjectKey: [String: Set<String>]] = [:]
+        // A reference names the object of its identifier under the first entity, by name, of
+        // the destination and the concrete entities below it where that object exists.
+        func kinds(_ destination: String) -> [String] {
+            func isBelow(_ entity: EntityDescription) -> Bool {
+                var parent = entity.superentityName
+                while let name = parent { if name == destination { return true }; parent = model.entity(named: name)?.superentityName }
+                return false
+            }
+            let below = model.entities.filter { !$0.isAbstract && isBelow($0) }.map(\.name)
+            return below.isEmpty ? [destination] : (below + (model.entity(named: destination)?.isAbstract == true ? [] : [destination])).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
         func link(_ from: GlobalObjectKey, _ relationship: RelationshipDescription, _ gid: String) {
-            let to = GlobalObjectKey(entity: relationship.destination, gid: gid)
-            guard exists(from), exists(to) else { return }
+            guard exists(from), let to = kinds(relationship.destination).lazy.map({ GlobalObjectKey(entity: $0, gid: gid) }).first(where: exists) else { return }
             edges[from, default: [:]][relationship.name, default: []].insert(to.gid)
             edges[to, default: [:]][relationship.inverse, default: []].insert(from.gid)
         }

@@ -30,6 +30,40 @@ enum SyncTestModel {
     }
 }
 
+extension SyncTestModel {
+    /// The same model with links into inheritance hierarchies: authors are `Author` (a
+    /// concrete root), `Poet` or `Novelist`, so a book's `author` (kept on the book) points
+    /// into a hierarchy; tags are `Genre` or `Mood` under an abstract `Tag`, so a book's
+    /// `tags` (kept on the book) are members of several entities.
+    static func makeHierarchy() throws -> ObjectModel {
+        try ObjectModel(entities: [
+            EntityDescription("Author", attributes: [
+                AttributeDescription("uniqueIdentifier", type: .string),
+                AttributeDescription("name", type: .string),
+            ], relationships: [
+                RelationshipDescription("books", destination: "Book", inverse: "author", isToMany: true, deleteRule: .cascade),
+            ]),
+            EntityDescription("Poet", attributes: [AttributeDescription("verses", type: .int64, defaultValue: .integer(0))], superentity: "Author"),
+            EntityDescription("Novelist", attributes: [AttributeDescription("novels", type: .int64, defaultValue: .integer(0))], superentity: "Author"),
+            EntityDescription("Book", attributes: [
+                AttributeDescription("title", type: .string),
+                AttributeDescription("rating", type: .int64, defaultValue: .integer(0)),
+                AttributeDescription("cover", type: .data),
+            ], relationships: [
+                RelationshipDescription("author", destination: "Author", inverse: "books"),
+                RelationshipDescription("tags", destination: "Tag", inverse: "books", isToMany: true),
+            ]),
+            EntityDescription("Tag", attributes: [
+                AttributeDescription("name", type: .string),
+            ], relationships: [
+                RelationshipDescription("books", destination: "Book", inverse: "tags", isToMany: true),
+            ], isAbstract: true),
+            EntityDescription("Genre", attributes: [], superentity: "Tag"),
+            EntityDescription("Mood", attributes: [], superentity: "Tag"),
+        ])
+    }
+}
+
 /// One device: its own store file (recording history), its ensemble, and a context to edit with.
 final class SyncPeer: Sendable {
     let name: String

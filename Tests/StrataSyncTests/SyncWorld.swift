@@ -19,6 +19,9 @@ struct SyncRunSettings: Sendable {
     var encrypted = false
     /// Objects per store save when a sync materializes its merge (``EnsembleOptions/mergePieceSize``).
     var mergePieceSize = EnsembleOptions().mergePieceSize
+    /// Whether authors and tags are inheritance hierarchies (``SyncTestModel/makeHierarchy()``),
+    /// so books link into them.
+    var hierarchies = false
 
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
     static var isLong: Bool { environment["STRATA_LONG"] == "1" }
@@ -106,15 +109,17 @@ struct RandomEdit: Sendable {
     var draws: [UInt64]
     var device: Int
     var counter: Int
+    /// Authors and tags are made as subentities (``SyncRunSettings/hierarchies``).
+    var hierarchies = false
 
-    static func draw(_ random: inout SplitMix64, device: Int, counter: Int) -> RandomEdit {
+    static func draw(_ random: inout SplitMix64, device: Int, counter: Int, hierarchies: Bool = false) -> RandomEdit {
         // Weights: inserts and updates often, deletes rarely (an author's delete cascades).
         let table: [(Kind, Int)] = [(.insertAuthor, 6), (.insertBook, 14), (.insertTag, 6), (.renameAuthor, 10), (.updateBook, 16),
                                     (.setAuthor, 10), (.editTags, 14), (.deleteBook, 5), (.deleteTag, 3), (.deleteAuthor, 2)]
         var roll = Int(random.next() % UInt64(table.reduce(0) { $0 + $1.1 }))
         var kind = Kind.insertBook
         for (candidate, weight) in table { if roll < weight { kind = candidate; break }; roll -= weight }
-        return RandomEdit(kind: kind, draws: (0..<6).map { _ in random.next() }, device: device, counter: counter)
+        return RandomEdit(kind: kind, draws: (0..<6).map { _ in random.next() }, device: device, counter: counter, hierarchies: hierarchies)
     }
 
     /// Applies the edit in `context` (on its queue); returns the tracked properties written.
@@ -124,7 +129,7 @@ struct RandomEdit: Sendable {
         }
         func pick(_ objects: [ManagedObject], _ draw: UInt64) -> ManagedObject? { objects.isEmpty ? nil : objects[Int(draw % UInt64(objects.count))] }
         func label(_ object: ManagedObject) -> String {
-            object.entity.name == "Author" ? "Author:\(object.primitiveValue(forKey: "uniqueIdentifier"))" : "Book:\(object.primitiveValue(forKey: "title"))"
+            object.entity.attribute(named: "uniqueIdentifier") != nil ? "Author:\(object.primitiveValue(forKey: "uniqueIdentifier"))" : "Book:\(object.primitiveValue(forKey: "title"))"
         }
         func authorName(_ author: ManagedObject?) -> String { author.map { "\($0.primitiveValue(forKey: "uniqueIdentifier"))" } ?? "none" }
         let stamp = "d\(device)-\(counter)"
@@ -137,8 +142,10 @@ struct RandomEdit: Sendable {
         switch kind {
         case .insertAuthor:
             let id = "a\(draws[0] % 12)"
+            // One entity per identifier: objects of two entities of a hierarchy never share one.
+            let entity = hierarchies ? ["Author", "Poet", "Novelist"][Int(draws[0] % 12 % 3)] : "Author"
             let author = try all("Author").first { $0.primitiveValue(forKey: "uniqueIdentifier") == .string(id) }
-                ?? context.make("Author", ["uniqueIdentifier": id])
+                ?? context.make(entity, ["uniqueIdentifier": id])
             try write(author, "name", "n-\(stamp)")
         case .insertBook:
             let book = try context.make("Book", ["title": "b-\(stamp)"])
@@ -147,7 +154,7 @@ struct RandomEdit: Sendable {
             try write(book, "author", draws[2] % 4 == 0 ? nil : pick(try all("Author"), draws[3]))
             if let tag = pick(try all("Tag"), draws[4]) { try book.setValue(Set([tag]), forKey: "tags") }
         case .insertTag:
-            try context.make("Tag", ["name": "t-\(stamp)"])
+            try context.make(hierarchies ? (draws[0] % 2 == 0 ? "Genre" : "Mood") : "Tag", ["name": "t-\(stamp)"])
         case .renameAuthor:
             if let author = pick(try all("Author"), draws[0]) { try write(author, "name", "n-\(stamp)") }
         case .updateBook:

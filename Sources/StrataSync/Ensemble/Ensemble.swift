@@ -60,9 +60,8 @@ public actor Ensemble {
     /// Creates the ensemble for `coordinator`'s store; reads this peer's sync state if it
     /// attached before.
     ///
-    /// - Throws: `storeNotSyncable` when the store does not record its history, or its model
-    ///   has a relationship kept on the side pointing at an entity with subentities (not
-    ///   synced yet); `unsafeName` for an identifier that is not a safe cloud name.
+    /// - Throws: `storeNotSyncable` when the store does not record its history;
+    ///   `unsafeName` for an identifier that is not a safe cloud name.
     public init(identifier: String, coordinator: StoreCoordinator, cloudFileSystem: any CloudFileSystem,
                 globalIdentifiers: GlobalIdentifiers = .random, options: EnsembleOptions = EnsembleOptions()) async throws(SyncError) {
         guard coordinator.recordsHistory else {
@@ -78,7 +77,6 @@ public actor Ensemble {
         self.options = options
         layout = try EnsembleLayout(identifier: identifier)
         model = SyncModel(model: coordinator.model, identifierAttribute: globalIdentifiers.attributeName)
-        try model.refuseLinksIntoHierarchies()
         modelVersion = String(coordinator.model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength))
         let directory = options.localDirectory
             ?? storeURL.deletingLastPathComponent().appending(path: ".\(storeURL.lastPathComponent).sync", directoryHint: .isDirectory)

@@ -158,7 +158,7 @@ private struct Diff {
         }
         // Links that waited for these objects' rows: one check when none waits (an attach
         // registers every object of the store here).
-        try tx.resolveDanglingLinks(to: registered)
+        try tx.resolveDanglingLinks(to: model.referenceKeys(registered))
         for (id, global) in live {
             stamping(id)
             try diffValues(global, snapshot.objects[id]!)
@@ -176,7 +176,9 @@ private struct Diff {
         if let name = model.entities[entity]?.identifierAttribute, let text = Self.identifierText(values.attributes[name] ?? .null) {
             let candidate = GlobalObjectKey(entity: entity, gid: text)
             let held = try tx.object(candidate)
-            if held?.localKey == nil || held?.localKey == id.primaryKey { return candidate }
+            // In a hierarchy an identifier names one object whatever its entity (a reference
+            // carries the identifier only): one another entity of it holds is not reused.
+            if held?.localKey == nil || held?.localKey == id.primaryKey, try !tx.knows(text, under: model.siblings(of: entity)) { return candidate }
         }
         return GlobalObjectKey(entity: entity, gid: newGlobalID())
     }
@@ -226,11 +228,10 @@ private struct Diff {
             for member in stored.sorted() where !localSet.contains(member) {
                 // A member the state holds but that is itself deleted is already gone: its
                 // link comes back if it is inserted again.
-                let target = GlobalObjectKey(entity: relationship.destination, gid: member)
-                if try tx.object(target)?.exists == true {
+                if try tx.target(member, kinds: model.kinds(of: relationship.destination)) != nil {
                     emit(.member(global, relationship: relationship.name, member: member, present: false))
                 } else {
-                    try tx.noteDanglingLink(to: target, from: global)
+                    try tx.noteDanglingLink(to: GlobalObjectKey(entity: relationship.destination, gid: member), from: global)
                 }
             }
             if relationship.isOrdered {
@@ -245,9 +246,8 @@ private struct Diff {
     private func effective(_ cell: [UInt8]?, destination: String, of referrer: GlobalObjectKey) throws -> [UInt8] {
         guard let cell else { return CellValue.reference(nil).encoded }
         guard case .reference(let gid?)? = CellValue.decode(cell, attribute: nil) else { return cell }
-        let target = GlobalObjectKey(entity: destination, gid: gid)
-        guard try tx.object(target)?.exists ?? false else {
-            try tx.noteDanglingLink(to: target, from: referrer)
+        guard try tx.target(gid, kinds: model.kinds(of: destination)) != nil else {
+            try tx.noteDanglingLink(to: GlobalObjectKey(entity: destination, gid: gid), from: referrer)
             return CellValue.reference(nil).encoded
         }
         return cell

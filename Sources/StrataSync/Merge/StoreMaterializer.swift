@@ -86,6 +86,14 @@ struct StoreMaterializer: Sendable {
                 if let found, found.localKey == nil { linksAhead = true }
                 return found
             }
+            // A reference into a hierarchy names the object of that identifier under the first
+            // of the destination's entities where it exists.
+            func target(_ gid: String, in destination: String) throws -> Target? {
+                for entity in model.kinds(of: destination) {
+                    if let found = try target(GlobalObjectKey(entity: entity, gid: gid)) { return found }
+                }
+                return nil
+            }
             var planned: [Planned] = []
             planned.reserveCapacity(dirty.count)
             for (key, object, cells, members) in dirty {
@@ -100,16 +108,18 @@ struct StoreMaterializer: Sendable {
                 // A link whose target has no row to point at (deleted, unknown, or created by a
                 // later piece of the last pass) is left out of the store: noted, so the
                 // referrer is written again once the target has a row.
-                func link(_ key: GlobalObjectKey) throws -> Target? {
-                    let found = try target(key)
-                    if found == nil || (isLastPass && found?.localKey == nil && !pieceKeys.contains(key)) {
-                        try tx.noteDanglingLink(to: key, from: item.key)
+                func link(_ gid: String, in destination: String) throws -> Target? {
+                    let found = try target(gid, in: destination)
+                    if let found {
+                        if isLastPass && found.localKey == nil && !pieceKeys.contains(found.key) { try tx.noteDanglingLink(to: found.key, from: item.key) }
+                    } else {
+                        try tx.noteDanglingLink(to: GlobalObjectKey(entity: destination, gid: gid), from: item.key)
                     }
                     return found
                 }
                 for relationship in plan.toOnes {
                     guard let bytes = cells[relationship.name], case .reference(let gid)? = CellValue.decode(bytes, attribute: nil) else { continue }
-                    item.toOnes.append((relationship.name, try gid.flatMap { try link(GlobalObjectKey(entity: relationship.destination, gid: $0)) }))
+                    item.toOnes.append((relationship.name, try gid.flatMap { try link($0, in: relationship.destination) }))
                 }
                 for relationship in plan.toManys {
                     let present = members[relationship.name] ?? []
@@ -120,7 +130,7 @@ struct StoreMaterializer: Sendable {
                     }
                     let listed = Set(order)
                     order += present.filter { !listed.contains($0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-                    let resolved = try order.compactMap { try link(GlobalObjectKey(entity: relationship.destination, gid: $0)) }
+                    let resolved = try order.compactMap { try link($0, in: relationship.destination) }
                     item.toManys.append((relationship.name, resolved, relationship.isOrdered))
                 }
                 item.deferred = linksAhead && !isLastPass
@@ -155,7 +165,7 @@ struct StoreMaterializer: Sendable {
                 else { try tx.setLocalKey(key, nil); try tx.markDirty(key) }
             }
             // Rows the interrupted save did make: links that waited for them are written again.
-            try tx.resolveDanglingLinks(to: pending.map(\.0).filter(found.contains))
+            try tx.resolveDanglingLinks(to: model.referenceKeys(pending.map(\.0).filter(found.contains)))
         }
     }
 
@@ -189,11 +199,27 @@ struct StoreMaterializer: Sendable {
             for key in written.deleted { try tx.setLocalKey(key, nil) }
             // Only this actor writes the state: the piece's objects are as the plan read them.
             try tx.clearDirty(piece.keysDone)
-            return try tx.resolveDanglingLinks(to: written.created.map(\.0))
+            let created = written.created.map(\.0)
+            return try tx.resolveDanglingLinks(to: model.referenceKeys(created)) + (try Self.relinkSharedIdentifiers(created, model: model, tx))
         }
         let changes = collected.merged
         // An object the save's delete rules removed is a change beyond the state: not skipped.
         return Outcome(changes: changes, objectCount: planned.count, written: written.kept.subtracting(changes.deleted), relinked: relinked)
+    }
+
+    /// Objects of two entities of one hierarchy that share an identifier (two peers made them
+    /// before syncing) both exist now: a reference to that identifier names the one whose
+    /// entity sorts first, so every object that keeps a relationship into the hierarchy is
+    /// written again, and a store that linked the other one follows. Returns how many objects
+    /// were marked; none, with no statement, outside hierarchies or without such a pair.
+    private static func relinkSharedIdentifiers(_ created: [GlobalObjectKey], model: SyncModel, _ tx: StateTransaction) throws -> Int {
+        var referrers: Set<String> = []
+        for key in created {
+            let siblings = model.siblings(of: key.entity)
+            guard !siblings.isEmpty, try tx.target(key.gid, kinds: siblings) != nil else { continue }
+            referrers.formUnion(model.referrers(of: key.entity))
+        }
+        return referrers.isEmpty ? 0 : try tx.markDirty(entities: referrers.sorted())
     }
 
     private struct Written: Sendable {

@@ -37,6 +37,23 @@ struct StateTransaction {
         return row.map { ObjectState(localKey: $0[0], exists: $0[1], pending: $0[2]) }
     }
 
+    /// The object a reference names: `gid` under the first of `kinds` (the destination's
+    /// entities, ``SyncModel/kinds(of:)``) where it exists, with what the state says of it;
+    /// `nil` when it exists under none. A destination without subentities costs one lookup.
+    func target(_ gid: String, kinds: [String]) throws -> (key: GlobalObjectKey, state: ObjectState)? {
+        for entity in kinds {
+            let key = GlobalObjectKey(entity: entity, gid: gid)
+            if let found = try object(key), found.exists { return (key, found) }
+        }
+        return nil
+    }
+
+    /// Whether the state knows `gid` under any of `entities` (existing or deleted).
+    func knows(_ gid: String, under entities: [String]) throws -> Bool {
+        for entity in entities where try object(GlobalObjectKey(entity: entity, gid: gid)) != nil { return true }
+        return false
+    }
+
     func setLocalKey(_ key: GlobalObjectKey, _ localKey: Int64?, pending: Bool = false) throws {
         var binding = RawBinding(try db.cachedStatement(sql: """
             INSERT INTO objects (entity, gid, local_key, pending) VALUES (?, ?, ?, ?)
@@ -120,10 +137,25 @@ struct StateTransaction {
                        arguments: [key.entity, key.gid])
     }
 
+    /// Marks dirty every object of `entities` that has a row in the store; returns how many
+    /// were marked.
+    @discardableResult
+    func markDirty(entities: [String]) throws -> Int {
+        let statement = try db.cachedStatement(sql: "UPDATE objects SET dirty = 1 WHERE dirty = 0 AND entity = ? AND local_key IS NOT NULL")
+        var marked = 0
+        for entity in entities {
+            try statement.execute(arguments: [entity])
+            marked += db.changesCount
+        }
+        return marked
+    }
+
     /// Notes that the store lacks `referrer`'s link to `target` because `target` has no row
     /// (deleted, unknown, or not created yet), so that the link is written once it has one:
     /// an object deleted and inserted again, or whose insert arrives after a link to it, must
-    /// be linked again by the objects that still name it.
+    /// be linked again by the objects that still name it. A target that names no existing
+    /// object is noted under the relationship's destination, which may be a superentity of
+    /// the object that later gets the row (``SyncModel/referenceKeys(_:)`` finds it).
     func noteDanglingLink(to target: GlobalObjectKey, from referrer: GlobalObjectKey) throws {
         var binding = RawBinding(try db.cachedStatement(sql: "INSERT OR IGNORE INTO dangling (entity, gid, ref_entity, ref_gid) VALUES (?, ?, ?, ?)"))
         binding.bind(target.entity); binding.bind(target.gid); binding.bind(referrer.entity); binding.bind(referrer.gid)
@@ -132,7 +164,8 @@ struct StateTransaction {
 
     /// Marks dirty the objects whose links wait for `keys`' rows (they now have them) and
     /// forgets those notes; returns how many objects were marked. One statement when no link
-    /// waits, as is usual.
+    /// waits, as is usual. Callers pass ``SyncModel/referenceKeys(_:)`` of the objects, so
+    /// that a note under a superentity is found.
     @discardableResult
     func resolveDanglingLinks(to keys: [GlobalObjectKey]) throws -> Int {
         guard !keys.isEmpty, try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM dangling)")) == true else { return 0 }

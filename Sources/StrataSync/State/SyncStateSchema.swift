@@ -11,7 +11,9 @@ import GRDB
 ///   winning value and its stamp, packed into one blob (``PackedCells``).
 /// - `members`: each to-many member's latest join or leave and its stamp.
 /// - `dangling`: links the store lacks because their target had no row when the referrer was
-///   written (rule 7 reads them as none); the referrer is written again once it has one.
+///   written (rule 7 reads them as none); the referrer is written again once it has one. A
+///   target that names no existing object is noted under the relationship's destination, which
+///   may be a superentity of the object that later gets the row.
 /// - `integrated`: the event files merged; `coverage`: what merged baselines held.
 /// - `outbox`: files written but not yet seen whole in the cloud (`uploaded` once sent, until a
 ///   listing shows them at their size).
