@@ -109,12 +109,12 @@ struct StoreMaterializer: Sendable {
                 // later piece of the last pass) is left out of the store: noted, so the
                 // referrer is written again once the target has a row.
                 func link(_ gid: String, in destination: String) throws -> Target? {
+                    // Noted under the destination, not the target's own entity: if that target
+                    // goes and an object of a sibling entity takes the identifier, its row
+                    // still finds the note (rows look under their entity's superentities too).
                     let found = try target(gid, in: destination)
-                    if let found {
-                        if isLastPass && found.localKey == nil && !pieceKeys.contains(found.key) { try tx.noteDanglingLink(to: found.key, from: item.key) }
-                    } else {
-                        try tx.noteDanglingLink(to: GlobalObjectKey(entity: destination, gid: gid), from: item.key)
-                    }
+                    let waiting = found.map { isLastPass && $0.localKey == nil && !pieceKeys.contains($0.key) } ?? true
+                    if waiting { try tx.noteDanglingLink(to: GlobalObjectKey(entity: destination, gid: gid), from: item.key) }
                     return found
                 }
                 for relationship in plan.toOnes {
@@ -129,7 +129,7 @@ struct StoreMaterializer: Sendable {
                         order = listed.filter { present.contains($0) && seen.insert($0).inserted }
                     }
                     let listed = Set(order)
-                    order += present.filter { !listed.contains($0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                    order += present.filter { !listed.contains($0) }.sorted(by: UTF8Order.precedes)
                     let resolved = try order.compactMap { try link($0, in: relationship.destination) }
                     item.toManys.append((relationship.name, resolved, relationship.isOrdered))
                 }
