@@ -54,6 +54,17 @@ import Testing
             _ = try ObjectModel(entities: [EntityDescription("E", attributes: [AttributeDescription("a", type: .string), AttributeDescription("a", type: .int64)])])
             Issue.record("duplicate accepted")
         } catch { #expect(error.code == .invalidModel) }
+        // SQLite ignores the case of table and column names: names that differ only in case
+        // would be one table or one column, so the model refuses them.
+        #expect(throws: StrataError.self) {
+            try ObjectModel(entities: [EntityDescription("Novel"), EntityDescription("novel")])
+        }
+        #expect(throws: StrataError.self) {
+            try ObjectModel(entities: [EntityDescription("E", attributes: [AttributeDescription("title", type: .string), AttributeDescription("Title", type: .string)])])
+        }
+        #expect(throws: Never.self) {
+            try ObjectModel(entities: [EntityDescription("E", attributes: [AttributeDescription("title", type: .string), AttributeDescription("subtitle", type: .string)])])
+        }
     }
 
     @Test func transformableWithoutRegisteredTransformerIsRejected() {

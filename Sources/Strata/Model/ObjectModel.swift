@@ -53,21 +53,25 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
     init(specs unsorted: [EntitySpec]) throws(StrataError) {
         var specs = unsorted.sorted { $0.name < $1.name }
         var byName: [String: Int] = [:]
+        var folded = Set<String>()   // SQLite's table, column and trigger names ignore case
         for (i, spec) in specs.enumerated() {
             try Self.checkName(spec.name, what: "entity", entity: spec.name)
             guard byName.updateValue(i, forKey: spec.name) == nil else {
                 throw StrataError(.invalidModel, "Two entities are named \(spec.name).", entity: spec.name)
+            }
+            guard folded.insert(spec.name.lowercased()).inserted else {
+                throw StrataError(.invalidModel, "Two entities are named \(spec.name) but for case; their tables would be one in SQLite, which ignores the case of names.", entity: spec.name)
             }
         }
         let inheritance = try ModelInheritance(specs: specs, byName: byName)
         let inheritedRelationships = try inheritance.flatten(&specs)
         var resolvedRelationships = specs.map(\.relationships)
         for (e, spec) in specs.enumerated() {
-            var keys = Set<String>()
+            var keys = Set<String>()   // folded to lowercase: SQLite's column names ignore case
             for a in spec.attributes {
                 try Self.checkName(a.name, what: "attribute", entity: spec.name)
-                guard keys.insert(a.name).inserted else {
-                    throw StrataError(.invalidModel, "\(spec.name) has two properties named \(a.name).", entity: spec.name, key: a.name)
+                guard keys.insert(a.name.lowercased()).inserted else {
+                    throw StrataError(.invalidModel, "\(spec.name) has two properties named \(a.name) (names differing only in case count as one: SQLite's column names ignore case).", entity: spec.name, key: a.name)
                 }
                 if a.isSearchable && a.type != .string {
                     throw StrataError(.invalidModel, "Searchable attribute \(spec.name).\(a.name) is \(a.type); only string attributes can be searchable.", entity: spec.name, key: a.name)
@@ -78,8 +82,8 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
             }
             for (r, rel) in spec.relationships.enumerated() {
                 try Self.checkName(rel.name, what: "relationship", entity: spec.name)
-                guard keys.insert(rel.name).inserted else {
-                    throw StrataError(.invalidModel, "\(spec.name) has two properties named \(rel.name).", entity: spec.name, key: rel.name)
+                guard keys.insert(rel.name.lowercased()).inserted else {
+                    throw StrataError(.invalidModel, "\(spec.name) has two properties named \(rel.name) (names differing only in case count as one: SQLite's column names ignore case).", entity: spec.name, key: rel.name)
                 }
                 // An inherited relationship is its superentity's, resolved there (same slot).
                 guard r >= inheritedRelationships[e] else { continue }
