@@ -25,8 +25,8 @@ public final class ChangeObservation: Sendable {
 /// Observers of change sets (a context's, or every save through a coordinator) and of the
 /// batches saves are about to write. Handlers run on the thread that publishes.
 final class ChangeObservers: Sendable {
-    private let changeHandlers = Mutex<[UUID: @Sendable (ChangeSet) -> Void]>([:])
-    private let willSaveHandlers = Mutex<[UUID: @Sendable (ChangeBatch) -> Void]>([:])
+    private let changeHandlers = Locked<[UUID: @Sendable (ChangeSet) -> Void]>([:])
+    private let willSaveHandlers = Locked<[UUID: @Sendable (ChangeBatch) -> Void]>([:])
 
     /// Adds a handler; `id` names it for ``publish(_:skipping:)``.
     func addChangeHandler(id: UUID = UUID(), _ handler: @escaping @Sendable (ChangeSet) -> Void) -> ChangeObservation {

@@ -67,7 +67,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// cleared only when nothing is pending, so a stale bit only costs a trip to the parent.
     let pendingEntities = Atomic<UInt64>(0)
     /// Child contexts (weakly), for auto-merging and telling them new permanent IDs.
-    let children = Mutex<[WeakContext]>([])
+    let children = Locked<[WeakContext]>([])
     /// Change and will-save observers.
     let observers = ChangeObservers()
     /// A root context's subscription to its coordinator's saves (other root contexts' saves
@@ -76,7 +76,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// The name of that subscription, so that a save of this context skips it.
     let saveSubscriber = UUID()
     /// The merge policy and automatic merging: settable from any thread (see ``ContextSettings``).
-    let settings: Mutex<ContextSettings>
+    let settings: Locked<ContextSettings>
     // The registry and the pending sets are `@exclusivity(unchecked)` for the reason given on
     // `ManagedObject`'s storage: queue-confined, never accessed reentrantly.
 
@@ -90,7 +90,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// ancestor synchronously, from its queue, the moment it assigns them; applied on this
     /// context's queue before it next exchanges IDs with anyone (see
     /// `ObjectContext+PermanentIDs.swift`).
-    let incomingPermanentIDs = Mutex<[ObjectID: ObjectID]>([:])
+    let incomingPermanentIDs = Locked<[ObjectID: ObjectID]>([:])
     /// What ``processPendingChanges()`` last reported; `nil` until it is first called.
     var pendingChangeTracker: PendingChangeTracker?
     /// The undo history (``undoManager``); `nil`, the default, records nothing.
@@ -128,7 +128,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// ```
     public init(_ concurrencyType: ConcurrencyType, coordinator: StoreCoordinator, name: String? = nil, mergePolicy: MergePolicy = .error,
                 checksQueueAccess: Bool? = nil) {
-        self.settings = Mutex(ContextSettings(mergePolicy: mergePolicy))
+        self.settings = Locked(ContextSettings(mergePolicy: mergePolicy))
         self.concurrencyType = concurrencyType
         self.coordinator = coordinator
         self.parent = nil
@@ -157,7 +157,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// ```
     public init(_ concurrencyType: ConcurrencyType, parent: ObjectContext, name: String? = nil, mergePolicy: MergePolicy = .error,
                 checksQueueAccess: Bool? = nil) {
-        self.settings = Mutex(ContextSettings(mergePolicy: mergePolicy))
+        self.settings = Locked(ContextSettings(mergePolicy: mergePolicy))
         self.concurrencyType = concurrencyType
         self.coordinator = parent.coordinator
         self.parent = parent

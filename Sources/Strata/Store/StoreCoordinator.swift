@@ -57,7 +57,7 @@ public final class StoreCoordinator: Sendable {
 
     /// The `PRAGMA data_version` of the writer connection when last checked (see
     /// ``hasExternalChanges()``).
-    let lastDataVersion = Mutex<Int64?>(nil)
+    let lastDataVersion = Locked<Int64?>(nil)
 
     /// Runs a write transaction, counting it when it runs on the main queue.
     ///
@@ -324,7 +324,7 @@ public final class StoreCoordinator: Sendable {
 
 /// Collects executed SQL while recording is on.
 final class SQLRecorder: Sendable {
-    private let state = Mutex<[String]?>(nil)
+    private let state = Locked<[String]?>(nil)
     private let recording = Atomic<Bool>(false)
     var isRecording: Bool { recording.load(ordering: .relaxed) }
     func start() { state.withLock { $0 = [] }; recording.store(true, ordering: .relaxed) }

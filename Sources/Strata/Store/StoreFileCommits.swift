@@ -19,7 +19,7 @@ final class StoreFileCommits: Sendable {
     /// Counters by file path (standardised, symbolic links resolved). An entry costs a few
     /// bytes and is kept for the process's life, so two coordinators opened one after the
     /// other on the same file share a counter.
-    private static let byPath = Mutex<[String: StoreFileCommits]>([:])
+    private static let byPath = Locked<[String: StoreFileCommits]>([:])
 
     /// The counter of the file at `url`.
     static func shared(for url: URL) -> StoreFileCommits {

@@ -26,7 +26,7 @@ final class StoreKeys: Sendable {
         var staged: [Int: Int64] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Called after `BEGIN`: whether the counters known still hold (nobody wrote since).
     /// Returns `true` when another connection or process may have written since this

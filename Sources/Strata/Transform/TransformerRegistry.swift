@@ -11,7 +11,7 @@ public final class TransformerRegistry: Sendable {
     /// The process-wide registry.
     public static let shared = TransformerRegistry()
 
-    private let table = Mutex<[TransformerName: any DataTransformer]>([:])
+    private let table = Locked<[TransformerName: any DataTransformer]>([:])
 
     /// Registers `transformer` under `name`, replacing any earlier one.
     public func register(_ transformer: any DataTransformer, as name: TransformerName) {

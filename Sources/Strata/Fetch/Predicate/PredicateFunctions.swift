@@ -98,7 +98,7 @@ enum PredicateFunctions {
     }
 
     /// MATCHES in SQL sees its pattern on every row; compile each pattern once.
-    private static let regexCache = Mutex<[String: NSRegularExpression]>([:])
+    private static let regexCache = Locked<[String: NSRegularExpression]>([:])
 
     private static func cachedRegex(_ pattern: String, _ options: ObjectPredicate.StringOptions) -> NSRegularExpression? {
         let key = "\(options.rawValue):\(pattern)"

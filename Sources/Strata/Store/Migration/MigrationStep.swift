@@ -40,7 +40,7 @@ public enum MigrationStep: Sendable, Equatable {
         observer.withLock { $0 = handler }
     }
 
-    private static let observer = Mutex<(@Sendable (MigrationStep) -> Void)?>(nil)
+    private static let observer = Locked<(@Sendable (MigrationStep) -> Void)?>(nil)
 
     /// Tells the observer, if any, that a migration reached this step.
     func reached() {
