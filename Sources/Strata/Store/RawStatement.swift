@@ -99,9 +99,10 @@ enum RawStatement {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
         let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index)))
         // ASCII is valid UTF-8 as it is: decoding it cannot repair anything, and the decoder
-        // specialised for a byte buffer costs a fraction of the generic `String(validating:)`.
+        // specialised for a byte buffer costs a fraction of the generic `String(validating:)`;
+        // other text is decoded the same way and checked against its bytes (`StrictUTF8`).
         if isASCII(buffer) { return String(decoding: buffer, as: UTF8.self) }
-        return String(validating: buffer, as: UTF8.self)
+        return StrictUTF8.string(buffer)
     }
 
     /// Whether every byte is below 0x80 (eight bytes at a time).

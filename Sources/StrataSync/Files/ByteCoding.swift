@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Appends little-endian integers and short strings (for the change-file header).
 struct ByteWriter {

@@ -9,6 +9,6 @@ struct Stamp: Hashable, Comparable, Sendable {
     static func < (lhs: Stamp, rhs: Stamp) -> Bool {
         if lhs.lamport != rhs.lamport { return lhs.lamport < rhs.lamport }
         if lhs.milliseconds != rhs.milliseconds { return lhs.milliseconds < rhs.milliseconds }
-        return lhs.peer.utf8.lexicographicallyPrecedes(rhs.peer.utf8)
+        return UTF8Order.precedes(lhs.peer, rhs.peer)
     }
 }

@@ -1,6 +1,6 @@
 import StrataRandom
 import Testing
-@testable import StrataSync
+@testable import Strata
 
 @Suite("Strict UTF-8 decoding of stored strings")
 struct StrictUTF8Tests {

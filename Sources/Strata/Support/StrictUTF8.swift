@@ -1,9 +1,11 @@
 import Foundation
 
-/// Strings read from change files, baselines and the state: valid UTF-8 or nothing.
+/// Strings read from bytes a file holds (a store's non-ASCII text columns and history
+/// payloads, sync's change files, baselines and state): valid UTF-8 or nothing. Shared by the
+/// package's modules (`package` access).
 ///
 /// `String(validating:as:)` does this too, but it is generic in the standard library and looks
-/// up type metadata on every call (about 1 000 instructions a string, 4 % of a backlog's
+/// up type metadata on every call (about 1 000 instructions a string, 4 % of a sync backlog's
 /// merge). Decoding a buffer in place takes the standard library's fast path; a string whose
 /// bytes differ from the input was repaired, so the input was not valid.
 ///
@@ -11,9 +13,9 @@ import Foundation
 /// ```swift
 /// let name = bytes.withUnsafeBufferPointer { StrictUTF8.string($0) }   // nil for bad bytes
 /// ```
-enum StrictUTF8 {
+package enum StrictUTF8 {
     /// `bytes` as a string when they are valid UTF-8, else `nil`.
-    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    package static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var decoded = String(decoding: bytes, as: UTF8.self)
         let same = decoded.withUTF8 { utf8 in
             guard utf8.count == bytes.count else { return false }
