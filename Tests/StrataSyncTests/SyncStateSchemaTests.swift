@@ -4,7 +4,8 @@ import Testing
 @testable import StrataSync
 
 /// The state file's schema: a schema 1 file (one `cells` row per property) is migrated in
-/// place to schema 2 (cells packed per object), keeping every cell and stamp; damaged packed
+/// place (cells packed per object), keeping every cell and stamp; a schema 2 file's rows
+/// reserved for a save in flight (`pending`) become schema 3 reservations; damaged packed
 /// cells are a typed error, not a crash.
 @Suite struct SyncStateSchemaTests {
     static let book = GlobalObjectKey(entity: "Book", gid: "b1")
@@ -52,6 +53,44 @@ import Testing
         #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["title": [9], "rating": [5]])
         let records = try state.read { tx in try tx.allRecords() }
         #expect(records.count == 3, "the insert and two cells")
+    }
+
+    /// Writes a schema 2 state at `url`: Book b1 at row 7, and Book b2 reserved at row 8 by a
+    /// save that a crash may have cut short (`pending`, still dirty).
+    static func writeVersion2(at url: URL) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER, pending INTEGER NOT NULL DEFAULT 0,
+                    ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
+                    cells BLOB, PRIMARY KEY (entity, gid)) WITHOUT ROWID
+                """)
+            try db.execute(sql: "CREATE UNIQUE INDEX objects_by_local ON objects (entity, local_key) WHERE local_key IS NOT NULL")
+            try db.execute(sql: "CREATE INDEX objects_dirty_keys ON objects (entity, gid) WHERE dirty = 1")
+            try db.execute(sql: "CREATE INDEX objects_pending ON objects (pending) WHERE pending = 1")
+            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, ins_l, ins_t, ins_p) VALUES ('Book', 'b1', 7, 3, 10, 'PEER')")
+            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, pending, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b2', 8, 1, 1, 4, 10, 'PEER')")
+            try db.execute(sql: "PRAGMA user_version = 2")
+        }
+        try queue.close()
+    }
+
+    @Test func aVersion2StatesPendingRowsBecomeReservations() throws {
+        let folder = TemporaryFolder()
+        let url = folder.url.appending(path: "state.sqlite")
+        try Self.writeVersion2(at: url)
+        let state = try SyncState(url: url)
+        defer { try? state.close() }
+        let b2 = GlobalObjectKey(entity: "Book", gid: "b2")
+        let reservations = try state.read { tx in try tx.reservations() }
+        #expect(reservations.map(\.0) == [b2])
+        #expect(reservations.map(\.1) == [8])
+        #expect(try state.read { tx in try tx.object(b2)?.localKey } == nil, "held only as a reservation until the save is confirmed")
+        #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
+        #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [b2])
+        let columns = try state.read { tx in try Row.fetchAll(tx.db, sql: "PRAGMA table_info(objects)").map { $0["name"] as String } }
+        #expect(!columns.contains("pending"))
+        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
     }
 
     @Test func damagedPackedCellsAreACorruptStateError() throws {

@@ -7,11 +7,12 @@ import Strata
 /// ``EnsembleOptions/mergePieceSize``, in global order, one save each, so memory stays bounded
 /// however many objects a baseline or a backlog brings.
 ///
-/// New objects' rows are reserved first and written to the state as *pending*; the state
-/// confirms them, and marks the piece's objects clean, after the piece's save. A crash between
-/// the two is repaired by ``recoverPending(coordinator:)`` before the next merge: a pending row
-/// the store has is confirmed, one it lacks is forgotten (its object is still dirty and is
-/// inserted again); the pieces not yet saved are still dirty.
+/// New objects' rows are reserved first and the reservations written to the state; the state
+/// takes the rows, marks the piece's objects clean and forgets the reservations after the
+/// piece's save, in one transaction. A crash between the two is repaired by
+/// ``recoverPending(coordinator:)`` before the next merge: a reserved row the store has is
+/// confirmed, one it lacks is forgotten (its object is still dirty and is inserted again); the
+/// pieces not yet saved are still dirty.
 ///
 /// A relationship to an object of a later piece (not in the store yet) is left out of its
 /// piece: that object's own piece sets the link from its side, through the inverse.
@@ -142,7 +143,7 @@ struct StoreMaterializer: Sendable {
 
     /// Confirms or forgets rows reserved by a materialization that may not have saved.
     func recoverPending(coordinator: StoreCoordinator) async throws(SyncError) {
-        let pending = try state.read { tx in try tx.pendingObjects() }
+        let pending = try state.read { tx in try tx.reservations() }
         guard !pending.isEmpty else { return }
         let model = self.model
         let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "strata.sync.recovery")
@@ -160,10 +161,11 @@ struct StoreMaterializer: Sendable {
             throw SyncError(.storeFailure, "the store could not be read to recover an interrupted merge: \(error)", underlying: error as? StrataError)
         }
         try state.write { tx in
-            for (key, _) in pending {
-                if found.contains(key) { try tx.setLocalKey(key, try tx.object(key)?.localKey, pending: false) }
-                else { try tx.setLocalKey(key, nil); try tx.markDirty(key) }
+            // Either way the object stays dirty: the next pass writes it (again).
+            for (key, row) in pending {
+                if found.contains(key) { try tx.setLocalKey(key, row) } else { try tx.markDirty(key) }
             }
+            try tx.clearReservations()
             // Rows the interrupted save did make: links that waited for them are written again.
             try tx.resolveDanglingLinks(to: model.referenceKeys(pending.map(\.0).filter(found.contains)))
         }
@@ -195,10 +197,9 @@ struct StoreMaterializer: Sendable {
             throw SyncError(.mergeFailed, "merged changes could not be saved to the store: \(error)", underlying: error as? StrataError)
         }
         let relinked = try state.write { tx -> Int in
-            for (key, row) in written.created { try tx.setLocalKey(key, row, pending: false) }
             for key in written.deleted { try tx.setLocalKey(key, nil) }
             // Only this actor writes the state: the piece's objects are as the plan read them.
-            try tx.clearDirty(piece.keysDone)
+            try tx.settle(created: written.created, clean: piece.keysDone)
             let created = written.created.map(\.0)
             return try tx.resolveDanglingLinks(to: model.referenceKeys(created)) + (try Self.relinkSharedIdentifiers(created, model: model, tx))
         }
@@ -250,7 +251,7 @@ struct StoreMaterializer: Sendable {
         }
         try context.obtainPermanentIDs(for: created.map(\.1))
         let reserved = created.compactMap { key, object in object.objectID.primaryKey.map { (key, $0) } }
-        try state.write { tx in for (key, row) in reserved { try tx.setLocalKey(key, row, pending: true) } }
+        try state.write { tx in for (key, row) in reserved { try tx.reserve(key, localKey: row) } }
 
         func resolve(_ target: Target) -> ManagedObject? {
             if let object = objects[target.key] { return object }

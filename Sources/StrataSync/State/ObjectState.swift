@@ -2,5 +2,4 @@
 struct ObjectState {
     var localKey: Int64?
     var exists: Bool
-    var pending: Bool
 }

@@ -32,9 +32,9 @@ struct StateTransaction {
 
     /// What the state says of one object: whether it is known, exists, and its row.
     func object(_ key: GlobalObjectKey) throws -> ObjectState? {
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT local_key, \(Self.existsSQL), pending FROM objects WHERE entity = ? AND gid = ?"),
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT local_key, \(Self.existsSQL) FROM objects WHERE entity = ? AND gid = ?"),
                                    arguments: [key.entity, key.gid])
-        return row.map { ObjectState(localKey: $0[0], exists: $0[1], pending: $0[2]) }
+        return row.map { ObjectState(localKey: $0[0], exists: $0[1]) }
     }
 
     /// The object a reference names: `gid` under the first of `kinds` (the destination's
@@ -54,15 +54,52 @@ struct StateTransaction {
         return false
     }
 
-    func setLocalKey(_ key: GlobalObjectKey, _ localKey: Int64?, pending: Bool = false) throws {
+    func setLocalKey(_ key: GlobalObjectKey, _ localKey: Int64?) throws {
         var binding = RawBinding(try db.cachedStatement(sql: """
-            INSERT INTO objects (entity, gid, local_key, pending) VALUES (?, ?, ?, ?)
-            ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key, pending = excluded.pending
+            INSERT INTO objects (entity, gid, local_key) VALUES (?, ?, ?)
+            ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key
             """))
         binding.bind(key.entity); binding.bind(key.gid)
         if let localKey { binding.bind(localKey) } else { binding.bindNull() }
-        binding.bind(pending ? 1 : 0)
         _ = try binding.run(db)
+    }
+
+    // MARK: Reservations (a merge's save in flight)
+
+    /// Notes that the save about to run inserts `key`'s object as store row `localKey`.
+    func reserve(_ key: GlobalObjectKey, localKey: Int64) throws {
+        var binding = RawBinding(try db.cachedStatement(sql: "INSERT OR REPLACE INTO reserved (entity, gid, local_key) VALUES (?, ?, ?)"))
+        binding.bind(key.entity); binding.bind(key.gid); binding.bind(localKey)
+        _ = try binding.run(db)
+    }
+
+    /// Rows reserved for a save that may not have happened (a crash came between it and
+    /// ``settle(created:clean:)``).
+    func reservations() throws -> [(GlobalObjectKey, Int64)] {
+        try Row.fetchAll(db, sql: "SELECT entity, gid, local_key FROM reserved")
+            .map { (GlobalObjectKey(entity: $0[0], gid: $0[1]), $0[2]) }
+    }
+
+    /// Forgets every reservation.
+    func clearReservations() throws {
+        try db.execute(sql: "DELETE FROM reserved")
+    }
+
+    /// Records a merge's save: `created`'s objects have their rows (the save's final ones: an
+    /// insert that met a stored unique value became that row), `clean`'s objects are up to date
+    /// in the store, and no reservation is left. One write of each object's row.
+    func settle(created: [(GlobalObjectKey, Int64)], clean: [GlobalObjectKey]) throws {
+        let cleanKeys = Set(clean)
+        let createdKeys = Set(created.map(\.0))
+        let createdClean = try db.cachedStatement(sql: "UPDATE objects SET local_key = ?, dirty = 0 WHERE entity = ? AND gid = ?")
+        let createdDirty = try db.cachedStatement(sql: "UPDATE objects SET local_key = ? WHERE entity = ? AND gid = ?")
+        for (key, row) in created {
+            var binding = RawBinding(cleanKeys.contains(key) ? createdClean : createdDirty)
+            binding.bind(row); binding.bind(key.entity); binding.bind(key.gid)
+            _ = try binding.run(db)
+        }
+        try clearDirty(createdKeys.isEmpty ? clean : clean.filter { !createdKeys.contains($0) })
+        try clearReservations()
     }
 
     /// The winning value of every property of `key`.
@@ -103,12 +140,12 @@ struct StateTransaction {
         cells.reserveCapacity(limit)
         // CROSS JOIN keeps the order: the piece's keys first, then their rows by key.
         let objectRows = try Row.fetchCursor(db, sql: """
-            SELECT o.entity, o.gid, local_key, \(Self.existsSQL), pending, cells FROM temp.piece p CROSS JOIN objects o ON o.entity = p.entity AND o.gid = p.gid
+            SELECT o.entity, o.gid, local_key, \(Self.existsSQL), cells FROM temp.piece p CROSS JOIN objects o ON o.entity = p.entity AND o.gid = p.gid
             """)
         while let row = try objectRows.next() {
             let key = GlobalObjectKey(entity: row[0], gid: row[1])
-            objects[key] = ObjectState(localKey: row[2], exists: row[3], pending: row[4])
-            cells[key] = try Self.unpack((row[5] as Data?).map { [UInt8]($0) }, key).values
+            objects[key] = ObjectState(localKey: row[2], exists: row[3])
+            cells[key] = try Self.unpack((row[4] as Data?).map { [UInt8]($0) }, key).values
         }
         guard !objects.isEmpty else { return [] }
         var members: [GlobalObjectKey: [String: Set<String>]] = [:]
@@ -180,12 +217,6 @@ struct StateTransaction {
             try forget.execute(arguments: [key.entity, key.gid])
         }
         return marked
-    }
-
-    /// Objects whose row was reserved for them but whose save may not have happened.
-    func pendingObjects() throws -> [(GlobalObjectKey, Int64)] {
-        try Row.fetchAll(db, sql: "SELECT entity, gid, local_key FROM objects WHERE pending = 1 AND local_key IS NOT NULL")
-            .map { (GlobalObjectKey(entity: $0[0], gid: $0[1]), $0[2]) }
     }
 
     // MARK: Merging records

@@ -9,6 +9,10 @@ import GRDB
 ///   stamps of its latest insert and delete, its row in the local store (if any), whether the
 ///   store must be brought up to date with it (`dirty`), and its `cells`: each property's
 ///   winning value and its stamp, packed into one blob (``PackedCells``).
+/// - `reserved`: the store rows a merge's save is about to insert, by object, written before
+///   that save and emptied in the state transaction after it: a crash between the two leaves
+///   them for ``StoreMaterializer/recoverPending(coordinator:)`` to confirm or forget. Kept
+///   apart from `objects` so that reserving costs a small row, not a rewrite of the object's.
 /// - `members`: each to-many member's latest join or leave and its stamp.
 /// - `dangling`: links the store lacks because their target had no row when the referrer was
 ///   written (rule 7 reads them as none); the referrer is written again once it has one. A
@@ -19,16 +23,18 @@ import GRDB
 ///   listing shows them at their size).
 ///
 /// Versions: 1 kept one `cells` row per property (text-keyed); 2 packs an object's cells into
-/// its `objects` row, so a merge reads and writes one row per object. A version 1 file is
-/// migrated in place when it is opened (``migrate(_:from:)``); a file of a later version than
+/// its `objects` row, so a merge reads and writes one row per object; 3 moves reservations
+/// from a `pending` flag on the `objects` row (three rewrites of that row per inserted object)
+/// to the `reserved` table (one). Older files are migrated in place when they are opened
+/// (``migrate(_:from:)``); a file of a later version than
 /// this code knows is refused with `corruptState` (delete the local sync data and resync).
 enum SyncStateSchema {
-    static let version = 2
+    static let version = 3
 
     static let statements = [
         "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID",
         """
-        CREATE TABLE IF NOT EXISTS objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER, pending INTEGER NOT NULL DEFAULT 0,
+        CREATE TABLE IF NOT EXISTS objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER,
             ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
             cells BLOB, PRIMARY KEY (entity, gid)) WITHOUT ROWID
         """,
@@ -36,7 +42,7 @@ enum SyncStateSchema {
         // The dirty objects in key order: the materializer reads them in pieces.
         "DROP INDEX IF EXISTS objects_dirty",
         "CREATE INDEX IF NOT EXISTS objects_dirty_keys ON objects (entity, gid) WHERE dirty = 1",
-        "CREATE INDEX IF NOT EXISTS objects_pending ON objects (pending) WHERE pending = 1",
+        reservedTable,
         """
         CREATE TABLE IF NOT EXISTS members (entity TEXT NOT NULL, gid TEXT NOT NULL, relationship TEXT NOT NULL, member TEXT NOT NULL,
             present INTEGER NOT NULL, l INTEGER NOT NULL, t INTEGER NOT NULL, p TEXT NOT NULL,
@@ -54,11 +60,31 @@ enum SyncStateSchema {
         "CREATE TABLE IF NOT EXISTS outbox (name TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, uploaded INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID",
     ]
 
+    static let reservedTable = """
+        CREATE TABLE IF NOT EXISTS reserved (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER NOT NULL,
+            PRIMARY KEY (entity, gid)) WITHOUT ROWID
+        """
+
     /// Brings a state file of schema `version` (older than ``version``) up to this schema,
     /// inside the opening transaction.
     static func migrate(_ db: Database, from version: Int) throws {
-        guard version == 1 else { return }
-        // Schema 1 → 2: each object's `cells` rows become one packed blob in its objects row.
+        if version == 1 { try migrateFrom1(db) }
+        if version <= 2 { try migrateFrom2(db) }
+    }
+
+    /// Schema 2 → 3: an object flagged `pending` holds its reserved row in `local_key`; the
+    /// reservation moves to `reserved` (the object's row forgets it until the save is
+    /// confirmed, as a version 3 reservation does) and the flag goes.
+    private static func migrateFrom2(_ db: Database) throws {
+        try db.execute(sql: reservedTable)
+        try db.execute(sql: "INSERT OR REPLACE INTO reserved (entity, gid, local_key) SELECT entity, gid, local_key FROM objects WHERE pending = 1 AND local_key IS NOT NULL")
+        try db.execute(sql: "UPDATE objects SET local_key = NULL, dirty = 1 WHERE pending = 1")
+        try db.execute(sql: "DROP INDEX IF EXISTS objects_pending")
+        try db.execute(sql: "ALTER TABLE objects DROP COLUMN pending")
+    }
+
+    /// Schema 1 → 2: each object's `cells` rows become one packed blob in its objects row.
+    private static func migrateFrom1(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE objects ADD COLUMN cells BLOB")
         let write = try db.makeStatement(sql: """
             INSERT INTO objects (entity, gid, cells) VALUES (?, ?, ?) ON CONFLICT (entity, gid) DO UPDATE SET cells = excluded.cells

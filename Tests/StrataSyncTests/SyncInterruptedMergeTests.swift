@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import Strata
+import Testing
+@testable import StrataSync
+
+/// A merge's save and the state transaction that records it are two transactions in two
+/// files: rows are reserved in the state before the save and settled after it. These tests
+/// put the state where a crash between the two leaves it and check the next sync adopts the
+/// saved rows (nothing inserted twice), and that settling writes what it should.
+@Suite struct SyncInterruptedMergeTests {
+    /// Devices a and b; a wrote an author with three books and b merged them.
+    static func mergedPair() async throws -> (SyncPeer, SyncPeer) {
+        let (a, b) = try await SyncPeer.pair(MemoryCloudFileSystem())
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await a.edit { context in
+            let author = try context.make("Author", ["uniqueIdentifier": "ada", "name": "Ada"])
+            for title in ["One", "Two", "Three"] {
+                try context.make("Book", ["title": title, "author": author])
+            }
+        }
+        try await a.ensemble.sync()
+        try await b.ensemble.sync()
+        #expect(try await b.count("Book") == 3)
+        return (a, b)
+    }
+
+    @Test func aSaveTheStateNeverRecordedIsAdoptedNotInsertedAgain() async throws {
+        let (a, b) = try await Self.mergedPair()
+        // As a crash right after the merge's save leaves it: the rows are in the store, the
+        // state holds them only as reservations, and the objects are still dirty.
+        let state = try await b.ensemble.requireState()
+        let moved = try state.write { tx in
+            try tx.db.execute(sql: "INSERT INTO reserved SELECT entity, gid, local_key FROM objects WHERE local_key IS NOT NULL")
+            try tx.db.execute(sql: "UPDATE objects SET local_key = NULL, dirty = 1 WHERE local_key IS NOT NULL")
+            return tx.db.changesCount
+        }
+        #expect(moved == 4, "the author and three books")
+
+        try await b.ensemble.sync()
+
+        #expect(try await b.count("Book") == 3)
+        #expect(try await b.count("Author") == 1)
+        #expect(try state.read { tx in try tx.reservations() }.isEmpty)
+        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "SELECT count(*) FROM objects WHERE local_key IS NULL OR dirty = 1") } == 0)
+        try await a.ensemble.sync()
+        #expect(try await a.dump() == b.dump())
+        #expect(try await a.count("Book") == 3, "the recovery exported nothing that duplicates on a")
+    }
+
+    @Test func aReservationTheStoreLacksIsForgottenAndTheObjectStaysDirty() async throws {
+        let (_, b) = try await Self.mergedPair()
+        let state = try await b.ensemble.requireState()
+        // A book whose save never happened: reserved at a row the store does not have.
+        let book = try state.read { tx in
+            try Row.fetchOne(tx.db, sql: "SELECT entity, gid, local_key FROM objects WHERE entity = 'Book' LIMIT 1")
+        }
+        let key = GlobalObjectKey(entity: try #require(book)[0], gid: try #require(book)[1])
+        try state.write { tx in try tx.reserve(key, localKey: 999_999) }
+
+        let materializer = StoreMaterializer(model: await b.ensemble.model, state: state)
+        try await materializer.recoverPending(coordinator: b.coordinator)
+
+        #expect(try state.read { tx in try tx.reservations() }.isEmpty)
+        let after = try #require(try state.read { tx in try tx.object(key) })
+        #expect(after.localKey == book?[2], "the row it had is kept")
+        #expect(try state.read { tx in try Bool.fetchOne(tx.db, sql: "SELECT dirty FROM objects WHERE entity = ? AND gid = ?", arguments: [key.entity, key.gid]) } == true)
+        // The next sync writes it again, onto its row.
+        try await b.ensemble.sync()
+        #expect(try await b.count("Book") == 3)
+    }
+
+    @Test func settlingGivesCreatedObjectsTheirRowsAndCleansOnlyWhatIsDone() throws {
+        let folder = TemporaryFolder()
+        let state = try SyncState(url: folder.url.appending(path: "state.sqlite"))
+        defer { try? state.close() }
+        let done = GlobalObjectKey(entity: "Book", gid: "done")
+        let deferred = GlobalObjectKey(entity: "Book", gid: "deferred")
+        let existing = GlobalObjectKey(entity: "Book", gid: "existing")
+        try state.write { tx in
+            for key in [done, deferred, existing] { try tx.markDirty(key) }
+            try tx.setLocalKey(existing, 3)
+            try tx.reserve(done, localKey: 1)
+            try tx.reserve(deferred, localKey: 2)
+            // The save made `done` row 5 (its insert met a stored unique value).
+            try tx.settle(created: [(done, 5), (deferred, 2)], clean: [done, existing])
+        }
+        func row(_ key: GlobalObjectKey) throws -> (Int64?, Bool) {
+            let found = try state.read { tx in
+                try Row.fetchOne(tx.db, sql: "SELECT local_key, dirty FROM objects WHERE entity = ? AND gid = ?", arguments: [key.entity, key.gid])
+            }
+            return (found?[0], found?[1] ?? false)
+        }
+        #expect(try row(done) == (5, false))
+        #expect(try row(deferred) == (2, true), "a deferred object keeps its row and stays dirty")
+        #expect(try row(existing) == (3, false))
+        #expect(try state.read { tx in try tx.reservations() }.isEmpty)
+    }
+}
