@@ -120,7 +120,18 @@ import Testing
                        b.merge("title", value: [1], stamp: title2B)]
         #expect(bMerges == [true, true, true])
         #expect(a.bytes == b.bytes)
-        #expect(PackedCells(a.bytes)?.cells == a.cells)
+        #expect(PackedCells(a.bytes)?.entries == a.entries)
+        #expect(a["title"] == PackedCells.Cell(stamp: title2B, value: [1]))
+        #expect(a.entries.map(\.property) == ["rating", "title"])
         #expect(PackedCells(Array(a.bytes.dropLast())) == nil)
+        // Properties out of order (or twice) are not a packing this code wrote.
+        for names in [["title", "rating"], ["title", "title"]] {
+            var writer = ByteWriter()
+            writer.writeVarint(2)
+            for name in names {
+                writer.writeString(name); writer.writeSigned(1); writer.writeSigned(0); writer.writeString("A"); writer.writeBytes([1])
+            }
+            #expect(PackedCells(writer.bytes) == nil, "\(names)")
+        }
     }
 }

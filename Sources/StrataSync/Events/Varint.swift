@@ -21,7 +21,13 @@ extension ByteWriter {
         bytes.append(contentsOf: data)
     }
 
-    mutating func writeString(_ text: String) { writeBytes(Array(text.utf8)) }
+    mutating func writeString(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            writeVarint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
 }
 
 extension ByteReader {

@@ -42,6 +42,26 @@ struct ByteReader {
         return Array(bytes[offset..<offset + count])
     }
 
+    /// The next varint-prefixed string (``readString()``); `candidate` itself when the bytes
+    /// are its UTF-8, so no new string is made.
+    mutating func readString(reusing candidate: String?) -> String? {
+        guard var candidate else { return readString() }
+        let start = offset
+        guard let count = readCount() else { return nil }
+        let same = candidate.withUTF8 { utf8 in
+            utf8.count == count && bytes.withUnsafeBufferPointer { all in
+                guard let mine = utf8.baseAddress, let theirs = all.baseAddress else { return count == 0 }
+                return memcmp(mine, theirs + offset, count) == 0
+            }
+        }
+        guard same else {
+            offset = start
+            return readString()
+        }
+        offset += count
+        return candidate
+    }
+
     mutating func readShortString() -> String? {
         guard let count = read(UInt8.self), bytes.count - offset >= Int(count) else { return nil }
         return readUTF8(Int(count))

@@ -310,7 +310,7 @@ struct StateTransaction {
         for stamp in [inserted, deleted] {
             if let stamp { write.bind(stamp.lamport); write.bind(stamp.milliseconds); write.bind(stamp.peer) } else { write.bindNull(); write.bindNull(); write.bindNull() }
         }
-        if let cells, !cells.cells.isEmpty { write.bind(cells.bytes) } else if let packed { write.bind(packed) } else { write.bindNull() }
+        if let cells, !cells.isEmpty { write.bind(cells.bytes) } else if let packed { write.bind(packed) } else { write.bindNull() }
         write.bind(dirty ? 1 : 0)
         if hasRow { write.bind(key.entity); write.bind(key.gid) }
         _ = try write.run(db)
@@ -326,10 +326,8 @@ struct StateTransaction {
             let key = GlobalObjectKey(entity: row[0], gid: row[1])
             if let l: Int64 = row[2] { records.append(StampedRecord(stamp: Stamp(lamport: l, milliseconds: row[3], peer: row[4]), record: .insert(key))) }
             if let l: Int64 = row[5] { records.append(StampedRecord(stamp: Stamp(lamport: l, milliseconds: row[6], peer: row[7]), record: .delete(key))) }
-            let cells = try Self.unpack((row[8] as Data?).map { [UInt8]($0) }, key).cells
-            for property in cells.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                let cell = cells[property]!
-                cellRecords.append(StampedRecord(stamp: cell.stamp, record: .cell(key, property: property, value: cell.value)))
+            for entry in try Self.unpack((row[8] as Data?).map { [UInt8]($0) }, key).entries {
+                cellRecords.append(StampedRecord(stamp: entry.cell.stamp, record: .cell(key, property: entry.property, value: entry.cell.value)))
             }
         }
         // The order of schema 1: every object's stamps, then every cell, then every member.

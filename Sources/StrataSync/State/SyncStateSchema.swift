@@ -99,7 +99,7 @@ enum SyncStateSchema {
         while let row = try rows.next() {
             let key = GlobalObjectKey(entity: row[0], gid: row[1])
             if key != current { try flush(); current = key; packed = PackedCells() }
-            packed.cells[row[2]] = PackedCells.Cell(stamp: Stamp(lamport: row[3], milliseconds: row[4], peer: row[5]), value: [UInt8](row[6] as Data))
+            packed.merge(row[2], value: [UInt8](row[6] as Data), stamp: Stamp(lamport: row[3], milliseconds: row[4], peer: row[5]))
         }
         try flush()
         try db.execute(sql: "DROP TABLE cells")
