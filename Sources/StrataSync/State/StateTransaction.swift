@@ -134,29 +134,33 @@ struct StateTransaction {
         try db.execute(sql: """
             INSERT INTO temp.piece SELECT entity, gid FROM objects WHERE dirty = 1 AND (entity, gid) > (?, ?) ORDER BY entity, gid LIMIT ?
             """, arguments: [cursor?.entity ?? "", cursor?.gid ?? "", limit])
-        var objects: [GlobalObjectKey: ObjectState] = [:]
-        objects.reserveCapacity(limit)
-        var cells: [GlobalObjectKey: [String: [UInt8]]] = [:]
-        cells.reserveCapacity(limit)
-        // CROSS JOIN keeps the order: the piece's keys first, then their rows by key.
-        let objectRows = try Row.fetchCursor(db, sql: """
+        var dirty: [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<String>])] = []
+        dirty.reserveCapacity(limit)
+        // CROSS JOIN keeps the order: the piece's keys first (in key order), then their rows by key.
+        let objects = RawBinding(try db.cachedStatement(sql: """
             SELECT o.entity, o.gid, local_key, \(Self.existsSQL), cells FROM temp.piece p CROSS JOIN objects o ON o.entity = p.entity AND o.gid = p.gid
-            """)
-        while let row = try objectRows.next() {
-            let key = GlobalObjectKey(entity: row[0], gid: row[1])
-            objects[key] = ObjectState(localKey: row[2], exists: row[3])
-            cells[key] = try Self.unpack((row[4] as Data?).map { [UInt8]($0) }, key).values
+            """))
+        var inOrder = true
+        while try objects.step(db) {
+            let key = GlobalObjectKey(entity: objects.text(0), gid: objects.text(1))
+            let state = ObjectState(localKey: objects.isNull(2) ? nil : objects.int64(2), exists: objects.int64(3) != 0)
+            let cells = try Self.unpack(objects.isNull(4) ? nil : objects.bytes(4), key).values
+            if let last = dirty.last?.0, !(last < key) { inOrder = false }
+            dirty.append((key, state, cells, [:]))
         }
-        guard !objects.isEmpty else { return [] }
-        var members: [GlobalObjectKey: [String: Set<String>]] = [:]
-        let memberRows = try Row.fetchCursor(db, sql: """
+        if !inOrder { dirty.sort { $0.0 < $1.0 } }
+        guard !dirty.isEmpty else { return [] }
+        let members = RawBinding(try db.cachedStatement(sql: """
             SELECT m.entity, m.gid, m.relationship, m.member FROM temp.piece p CROSS JOIN members m ON m.entity = p.entity AND m.gid = p.gid
             WHERE m.present = 1
-            """)
-        while let row = try memberRows.next() {
-            members[GlobalObjectKey(entity: row[0], gid: row[1]), default: [:]][row[2], default: []].insert(row[3])
+            """))
+        var position: [GlobalObjectKey: Int] = [:]
+        while try members.step(db) {
+            if position.isEmpty { position = Dictionary(uniqueKeysWithValues: dirty.indices.map { (dirty[$0].0, $0) }) }
+            guard let index = position[GlobalObjectKey(entity: members.text(0), gid: members.text(1))] else { continue }
+            dirty[index].members[members.text(2), default: []].insert(members.text(3))
         }
-        return objects.keys.sorted().map { key in (key, objects[key]!, cells[key] ?? [:], members[key] ?? [:]) }
+        return dirty
     }
 
     /// Marks `keys` clean (after a merge's save wrote them).
