@@ -58,6 +58,10 @@ struct SandboxCommand: ParsableCommand {
     @Option(help: "Print each figure next to the one in this file (written by --json-out), with the change and whether it moved beyond the noise.")
     var compare: String?
 
+    /// The `sync` scenario's child process: syncs a new device as the JSON request file says.
+    @Option(help: .hidden)
+    var firstSyncProbe: String?
+
     func validate() throws {
         guard objects > 0 else { throw ValidationError("--objects must be at least 1") }
         guard repeats > 0 else { throw ValidationError("--repeat must be at least 1") }
@@ -77,6 +81,7 @@ struct SandboxCommand: ParsableCommand {
     }
 
     func runAsync() async throws {
+        if let firstSyncProbe { return try await FirstSyncProbe.runChild(requestPath: firstSyncProbe) }
         let earlier = try compare.map { try StoredRun.read(from: URL(fileURLWithPath: $0)) }   // before minutes of work
         var options = SandboxOptions()
         options.objects = objects
@@ -84,6 +89,7 @@ struct SandboxCommand: ParsableCommand {
         options.seed = seed
         options.peers = peers
         options.syncBackend = SyncBackend(rawValue: backend) ?? .local
+        options.probeExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         options.progress = quiet ? .off : isatty(STDERR_FILENO) == 1 ? .live : .lines
         if options.progress == .live { options.progressLog = ProgressLog(style: .live, width: Self.terminalWidth()) }
         if stack != "all" {

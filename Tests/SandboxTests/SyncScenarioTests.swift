@@ -7,8 +7,9 @@ import Testing
 /// canonical dump with peer 0's and a new peer's), and its counts add up. Timings are only
 /// checked to be measured, never against a target.
 @Suite struct SyncScenarioTests {
-    static func run(_ kind: StackKind, objects: Int, peers: Int, backend: SyncBackend = .local) async throws -> RunResult {
+    static func run(_ kind: StackKind, objects: Int, peers: Int, backend: SyncBackend = .local, probeExecutable: URL? = nil) async throws -> RunResult {
         var options = SandboxOptions()
+        options.probeExecutable = probeExecutable
         options.syncBackend = backend
         options.objects = objects
         options.batch = 100
@@ -66,6 +67,34 @@ import Testing
             #expect((counters["noOpRequestsMax"] ?? 0) >= 1)
         }
         #expect(result.detail.contains("over \(backend.rawValue)"))
+    }
+
+    /// The Sandbox executable `swift build` made next to the test bundle, or under `.build/debug`.
+    static func sandboxExecutable(filePath: String = #filePath) throws -> URL {
+        let packageRoot = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            packageRoot.appendingPathComponent(".build/debug"),
+        ].map { $0.appendingPathComponent("Sandbox") }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw SandboxError("the Sandbox executable is not built, so its child process cannot be tested: `swift build` first. Looked in: \(candidates.map(\.path).joined(separator: ", "))")
+        }
+        return found
+    }
+
+    /// As the Sandbox command runs it: the new device syncs in a child process of the Sandbox
+    /// executable, over a folder and over a server (its address crosses the process boundary),
+    /// and its figures come back.
+    @Test(arguments: [SyncBackend.local, .webdav])
+    func theNewDeviceSyncsInItsOwnProcess(_ backend: SyncBackend) async throws {
+        let result = try await Self.run(.hybrid, objects: 120, peers: 2, backend: backend, probeExecutable: try Self.sandboxExecutable())
+        #expect(result.check == "ok", "\(result.check)")
+        #expect(result.counters["firstSyncBooks"] == 120)
+        #expect((result.counters["firstSyncPeakRSSMB"] ?? 0) > 0)
+        #expect((result.counters["firstSyncMillis"] ?? 0) > 0)
+        #expect(result.detail.contains("(its own process;"), "\(result.detail)")
     }
 
     @Test func twoPeersAreEnough() async throws {

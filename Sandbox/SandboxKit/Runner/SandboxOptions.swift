@@ -23,6 +23,10 @@ public struct SandboxOptions: Sendable {
     public var peers = 3
     /// The cloud the `sync` scenario's peers share: a local folder, WebDAV or S3 on loopback.
     public var syncBackend: SyncBackend = .local
+    /// The Sandbox executable: the `sync` scenario runs its new device's first sync in a
+    /// child process of it, so that the figure is a device's memory, not the run's
+    /// (``FirstSyncProbe``). `nil` (tests): in this process.
+    public var probeExecutable: URL?
     /// Seed of the source data.
     public var seed: UInt64 = 1
     /// How the hybrid stack brings import saves into main.

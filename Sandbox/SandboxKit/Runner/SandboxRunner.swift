@@ -94,7 +94,7 @@ public struct SandboxRunner: Sendable {
         let run = ScenarioRun(stack: stack, storeURL: url, model: context.model, data: context.data, batch: options.batch,
                               variant: variant, scratch: context.scratch, log: context.log, label: label, progress: progress,
                               peers: options.peers, importMergeMode: options.importMergeMode,
-                              syncBackend: options.syncBackend)
+                              syncBackend: options.syncBackend, probeExecutable: options.probeExecutable)
         try await scenario.prepare(run)
         let observer = MainObserver(stack: stack, list: list, clock: clock, mergeMode: options.importMergeMode)
         if let stack { list.attach(to: stack.mainContext) }

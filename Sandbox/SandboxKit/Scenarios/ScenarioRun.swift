@@ -39,10 +39,13 @@ public final class ScenarioRun: Sendable {
     public let importMergeMode: ImportMergeMode
     /// The cloud of the `sync` scenario (`--backend`).
     public let syncBackend: SyncBackend
+    /// The Sandbox executable, which runs the `sync` scenario's new device in a child process
+    /// (``FirstSyncProbe``); nil: in this process.
+    public let probeExecutable: URL?
 
     init(stack: (any CoreStack)?, storeURL: URL, model: ObjectModel, data: SourceData, batch: Int, variant: String?,
          scratch: ScratchDirectory, log: ProgressLog, label: String, progress: ProgressCounter = ProgressCounter(),
-         peers: Int = 3, importMergeMode: ImportMergeMode = .everySave, syncBackend: SyncBackend = .local) {
+         peers: Int = 3, importMergeMode: ImportMergeMode = .everySave, syncBackend: SyncBackend = .local, probeExecutable: URL? = nil) {
         self.stack = stack
         self.storeURL = storeURL
         self.model = model
@@ -56,6 +59,7 @@ public final class ScenarioRun: Sendable {
         self.peers = peers
         self.importMergeMode = importMergeMode
         self.syncBackend = syncBackend
+        self.probeExecutable = probeExecutable
     }
 
     /// Objects to handle (`--objects`).

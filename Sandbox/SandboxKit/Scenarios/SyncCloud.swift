@@ -17,6 +17,8 @@ import StrataTestServers
 struct SyncCloud: Sendable {
     /// What the peers share, counted.
     let cloud: CountingCloudFileSystem
+    /// Where it is, for a client in another process (``FirstSyncProbe``).
+    let address: SyncCloudAddress
     /// HTTP requests and bytes on the wire so far, when the backend is a server.
     private let wire: @Sendable () -> (requests: Int, bytesUp: Int, bytesDown: Int)?
     /// Stops what ``start(_:scratch:)`` started.
@@ -62,17 +64,19 @@ struct SyncCloud: Sendable {
         case .local:
             let folder = scratch.newFile("sync-cloud").deletingPathExtension()
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return SyncCloud(cloud: CountingCloudFileSystem(wrapping: LocalCloudFileSystem(rootDirectory: folder)),
+            return SyncCloud(cloud: CountingCloudFileSystem(wrapping: LocalCloudFileSystem(rootDirectory: folder)), address: .local(folder),
                              wire: { nil }, stop: {})
         case .webdav:
             let server = try WebDAVTestServer.start()
-            let webdav = WebDAVCloudFileSystem(baseURL: try server.makeFolder("sandbox"), username: server.username, password: server.password)
-            return SyncCloud(cloud: CountingCloudFileSystem(wrapping: webdav), wire: { webdav.transferCounters.wire }, stop: { server.stop() })
+            let address = SyncCloudAddress.webdav(baseURL: try server.makeFolder("sandbox"), username: server.username, password: server.password)
+            guard let webdav = address.makeCloudFileSystem() as? WebDAVCloudFileSystem else { throw SandboxError("not a WebDAV client") }
+            return SyncCloud(cloud: CountingCloudFileSystem(wrapping: webdav), address: address, wire: { webdav.transferCounters.wire }, stop: { server.stop() })
         case .s3:
             let server = try S3TestServer.start(recording: false)
-            let s3 = S3CloudFileSystem(endpoint: server.endpoint, bucket: server.sharedBucket, region: "us-east-1",
-                                       accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey, prefix: "sandbox")
-            return SyncCloud(cloud: CountingCloudFileSystem(wrapping: s3), wire: { s3.transferCounters.wire }, stop: { server.stop() })
+            let address = SyncCloudAddress.s3(endpoint: server.endpoint, bucket: server.sharedBucket, region: "us-east-1",
+                                              accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey, prefix: "sandbox")
+            guard let s3 = address.makeCloudFileSystem() as? S3CloudFileSystem else { throw SandboxError("not an S3 client") }
+            return SyncCloud(cloud: CountingCloudFileSystem(wrapping: s3), address: address, wire: { s3.transferCounters.wire }, stop: { server.stop() })
         }
     }
 }

@@ -22,6 +22,8 @@ import StrataSync
 /// 6. A compacting peer attaches and syncs with `baselineEventThreshold = 0` (it writes a
 ///    baseline and removes the event files it holds); then, with peers 1… closed, a new peer
 ///    on the stack attaches and makes its first sync from that baseline: time and peak RSS.
+///    From the Sandbox command the new peer runs in a child process (``FirstSyncProbe``), so
+///    its peak RSS is a device's, not this process's with every other peer in it.
 /// 7. ``SyncCaptureCost``: a save's time with the change history on and off.
 ///
 /// Nothing here asserts a timing: the figures go to `counters` (JSON) and `detail` (the table's notes).
@@ -119,22 +121,20 @@ public struct SyncScenario: Scenario {
         remote.removeAll()
 
         run.step(0, of: 1, "a new peer's first sync")
-        let newcomer = try await SyncScenarioPeer(
-            name: "newcomer", stack: try await Stacks.open(stack.kind, model: run.model, storeURL: run.scratch.newFile("sync-newcomer"),
-                                                           options: SyncScenarioPeer.stackOptions),
-            cloud: cloud)
-        defer { newcomer.close() }
-        PeakMemory.releaseFreedMemory()
-        figures.firstSyncRSSAtStart = PeakMemory.currentBytes() ?? 0
-        figures.firstSyncPeakScope = PeakMemory.resetPeak() ? "sync" : "process"
-        began = ContinuousClock.now
-        try await newcomer.ensemble.attach()
-        let first = try await newcomer.ensemble.sync()
-        figures.firstSyncSeconds = (ContinuousClock.now - began).sandboxSeconds
-        figures.firstSyncPeakRSS = PeakMemory.peakBytes() ?? 0
+        let request = FirstSyncProbe.Request(stack: stack.kind.rawValue, storeURL: run.scratch.newFile("sync-newcomer"), cloud: server.address,
+                                             dumpURL: run.scratch.newFile("sync-newcomer-dump").deletingPathExtension().appendingPathExtension("txt"))
+        let first = if let executable = run.probeExecutable {
+            try await FirstSyncProbe.spawn(executable: executable, request: request, scratch: run.scratch)
+        } else {
+            try await FirstSyncProbe.run(request, model: run.model)
+        }
+        figures.firstSyncSeconds = first.seconds
+        figures.firstSyncRSSAtStart = first.rssAtStartBytes
+        figures.firstSyncPeakRSS = first.peakRSSBytes
+        figures.firstSyncPeakScope = run.probeExecutable == nil ? first.peakScope : "its own process"
         figures.firstSyncFromBaseline = first.mergedBaseline
-        figures.firstSyncBooks = try await newcomer.bookCount()
-        if try await newcomer.ensemble.canonicalDump() != reference { diverged.append(newcomer.name) }
+        figures.firstSyncBooks = first.books
+        if try String(contentsOf: request.dumpURL, encoding: .utf8) != reference { diverged.append("newcomer") }
 
         // 7. Capture cost.
         run.step(0, of: 1, "capture cost")
