@@ -2,7 +2,6 @@ import Foundation
 import Strata
 import StrataSyncServers
 import StrataTestServers
-import Synchronization
 import Testing
 @testable import StrataSync
 
@@ -21,9 +20,9 @@ struct WebDAVFaultTests {
 
     /// The proxy's script and what it did, shared with its threads.
     final class FaultState: Sendable {
-        let fault = Mutex<Fault?>(nil)
-        let requestsSeen = Mutex(0)
-        let injected = Mutex(0)
+        let fault = Locked<Fault?>(nil)
+        let requestsSeen = Locked(0)
+        let injected = Locked(0)
     }
 
     /// A private nginx, a proxy in front of it, and the two peers' clouds on one folder.

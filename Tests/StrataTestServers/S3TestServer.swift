@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// moto's S3 server (PyPI `moto[server]`) on a loopback port, for tests.
 ///
@@ -51,9 +50,9 @@ public final class S3TestServer: Sendable {
     /// The bucket every server has from the start.
     public var sharedBucket: String { Self.sharedBucketName }
 
-    private static let sharedServer = Mutex<S3TestServer?>(nil)
-    private static let sharedAuthenticatingServer = Mutex<S3TestServer?>(nil)
-    private static let installChecked = Mutex<Bool>(false)
+    private static let sharedServer = Locked<S3TestServer?>(nil)
+    private static let sharedAuthenticatingServer = Locked<S3TestServer?>(nil)
+    private static let installChecked = Locked<Bool>(false)
 
     /// The server shared by every test of this process (no signature checks, no
     /// recording), started on first use.

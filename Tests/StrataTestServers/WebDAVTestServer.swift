@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -42,7 +41,7 @@ public final class WebDAVTestServer: Sendable {
     /// The local folder nginx serves as ``baseURL``.
     public var davDirectory: URL { directory.appendingPathComponent("root/dav", isDirectory: true) }
 
-    private static let sharedServer = Mutex<WebDAVTestServer?>(nil)
+    private static let sharedServer = Locked<WebDAVTestServer?>(nil)
 
     /// The server shared by every test of this process, started on first use.
     public static func shared() throws -> WebDAVTestServer {
@@ -126,7 +125,7 @@ public final class WebDAVTestServer: Sendable {
         throw TestServerError("nginx with its WebDAV modules is not installed (need the nginx binary and \(davExtModule)): \(installHint)")
     }
 
-    private static let installOnce = Mutex<Bool?>(nil)
+    private static let installOnce = Locked<Bool?>(nil)
 
     private static func runInstallScript() -> Bool {
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/servers/install.sh")
