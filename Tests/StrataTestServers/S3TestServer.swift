@@ -60,7 +60,6 @@ public final class S3TestServer: Sendable {
         try sharedServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start(authentication: false, recording: false)
-            ServerRegistry.shared.removeAtExit(started.directory)
             server = started
             return started
         }
@@ -72,7 +71,6 @@ public final class S3TestServer: Sendable {
         try sharedAuthenticatingServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start(authentication: true, recording: false)
-            ServerRegistry.shared.removeAtExit(started.directory)
             server = started
             return started
         }
@@ -86,6 +84,9 @@ public final class S3TestServer: Sendable {
         let port = try LoopbackPort.free()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("strata-s3-\(UUID().uuidString)", isDirectory: true)
+        // Removed by `deinit`, or at exit for a server still held then (the shared ones) or one
+        // whose start below fails (no `deinit` then).
+        ServerRegistry.shared.removeAtExit(directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let journal = directory.appendingPathComponent("recording.jsonl").path
         var arguments = ["/usr/bin/env"]

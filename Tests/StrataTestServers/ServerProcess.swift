@@ -201,7 +201,8 @@ final class ServerRegistry: Sendable {
     func add(_ server: ServerProcess) { servers.withLock { $0[ObjectIdentifier(server)] = server } }
     func remove(_ server: ServerProcess) { _ = servers.withLock { $0.removeValue(forKey: ObjectIdentifier(server)) } }
 
-    /// Removes `directory` when the test process exits (a shared server's files).
+    /// Removes `directory` when the test process exits (a server's files, when its `deinit`
+    /// has not removed them before: the shared servers, and any still held at exit).
     func removeAtExit(_ directory: URL) { directories.withLock { $0.append(directory) } }
 
     func terminateAll() {

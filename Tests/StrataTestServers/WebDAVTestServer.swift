@@ -48,7 +48,6 @@ public final class WebDAVTestServer: Sendable {
         try sharedServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start()
-            ServerRegistry.shared.removeAtExit(started.directory)
             server = started
             return started
         }
@@ -66,6 +65,9 @@ public final class WebDAVTestServer: Sendable {
         self.port = port
         password = "pw-" + UUID().uuidString.prefix(12).lowercased()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-webdav-\(UUID().uuidString)", isDirectory: true)
+        // Removed by `deinit`, or at exit for a server still held then (the shared one) or
+        // one whose set-up below fails (no `deinit` then).
+        ServerRegistry.shared.removeAtExit(directory)
         let fileManager = FileManager.default
         for sub in ["root/dav", "temp"] {
             try fileManager.createDirectory(at: directory.appendingPathComponent(sub), withIntermediateDirectories: true)
