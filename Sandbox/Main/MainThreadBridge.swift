@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Strata
 
 /// Runs async work from a synchronous `main`: the work runs in a task while the main thread
 /// runs its run loop (which also drains the main dispatch queue) until the work is done.
@@ -11,7 +11,7 @@ import Synchronization
 enum MainThreadBridge {
     /// Runs `work` to completion; rethrows its error.
     static func run(_ work: @escaping @Sendable () async throws -> Void) throws {
-        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        let outcome = Locked<Result<Void, any Error>?>(nil)
         Task {
             let result: Result<Void, any Error>
             do { try await work(); result = .success(()) } catch { result = .failure(error) }

@@ -31,15 +31,15 @@ public final class HybridStack: CoreStack {
     private let contexts: WriterAndMain
     private let onImport: (@Sendable (ChangeSet) -> Void)?
     private let mergePolicy: MergePolicy
-    private let pending = Mutex<(changes: ChangeSet?, flushScheduled: Bool)>((nil, false))
+    private let pending = Locked<(changes: ChangeSet?, flushScheduled: Bool)>((nil, false))
     private let merges = Atomic<Int>(0)
-    private let observation = Mutex<[ChangeObservation]>([])
+    private let observation = Locked<[ChangeObservation]>([])
     /// Auto-updating editors, which also follow saves through main's coordinator.
-    private let followers = Mutex<[WeakEditor]>([])
+    private let followers = Locked<[WeakEditor]>([])
     /// Deliveries run one after another, in the order the imports saved.
     private let deliveryQueue = DispatchQueue(label: "strata.hybrid.import-delivery")
     /// Change sets waiting for delivery (merged into one), and whether a delivery is under way.
-    private let backlog = Mutex<(changes: ChangeSet?, draining: Bool)>((nil, false))
+    private let backlog = Locked<(changes: ChangeSet?, draining: Bool)>((nil, false))
 
     /// How many times import changes were merged into main.
     public var mergesIntoMain: Int { merges.load(ordering: .relaxed) }

@@ -1,4 +1,4 @@
-import Synchronization
+import Strata
 
 /// Counts a ``Heartbeat``'s beats (pass ``beat(_:)`` as its `onBeat`) and lets a test wait
 /// for a given beat instead of sleeping.
@@ -15,7 +15,7 @@ final class BeatSignal: Sendable {
         var beats = 0
         var waiters: [(beat: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Beats seen so far.
     var count: Int { state.withLock { $0.beats } }

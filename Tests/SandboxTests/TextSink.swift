@@ -1,4 +1,4 @@
-import Synchronization
+import Strata
 
 /// Collects what a ``ProgressLog`` writes, in order, instead of standard error.
 ///
@@ -9,7 +9,7 @@ import Synchronization
 /// #expect(sink.writes.isEmpty)
 /// ```
 final class TextSink: Sendable {
-    private let texts = Mutex<[String]>([])
+    private let texts = Locked<[String]>([])
 
     /// Records one write.
     @Sendable func write(_ text: String) { texts.withLock { $0.append(text) } }

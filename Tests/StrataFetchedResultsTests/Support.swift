@@ -1,7 +1,6 @@
 import Foundation
 import Strata
 import StrataFetchedResults
-import Synchronization
 
 final class RowList: ManagedObject {
     @Attribute("name") var name = ""
@@ -170,6 +169,6 @@ func applyEvents(_ recorder: Recorder, from start: Int, to model: inout ListMode
 
 /// Collects the change sets a context publishes.
 final class ChangeCollector: Sendable {
-    let sets = Mutex<[ChangeSet]>([])
+    let sets = Locked<[ChangeSet]>([])
     func take() -> [ChangeSet] { sets.withLock { let all = $0; $0 = []; return all } }
 }

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import Strata
 import StrataStacks
-import Synchronization
 import Testing
 
 /// How the hybrid stack brings a burst of import saves into main: saves that arrive while main
@@ -20,7 +19,7 @@ import Testing
         }
         // Main holds the item, so every later update of it must reach main's object.
         try await main.perform { _ = try main.existingObject(with: heldID) }
-        let seen = Mutex<Set<ObjectID>>([])
+        let seen = Locked<Set<ObjectID>>([])
         let token = main.observeChanges { changes in seen.withLock { $0.formUnion(changes.inserted) } }
         let mergesBefore = try await waitForMerges(of: stack, atLeast: 1)
 
@@ -30,7 +29,7 @@ import Testing
         // wait has a limit, so a failure here cannot hang the whole run.
         let release = DispatchSemaphore(value: 0)
         DispatchQueue.main.async { _ = release.wait(timeout: .now() + 60) }
-        let saved = Mutex<Result<[ObjectID], any Error>?>(nil)
+        let saved = Locked<Result<[ObjectID], any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread {
             defer { release.signal(); done.signal() }

@@ -1,7 +1,7 @@
 import Foundation
+import Strata
 import StrataSyncServers
 import StrataTestServers
-import Synchronization
 import Testing
 
 /// Answers nginx never gives, from a scripted loopback server: hrefs outside the base URL,
@@ -83,7 +83,7 @@ struct WebDAVHostileServerTests {
 
     @Test("a 500 and a 503 with Retry-After are retried; a 507 and a 404 are not")
     func retries() async throws {
-        let failures = Mutex([500, 503])
+        let failures = Locked([500, 503])
         let server = try LoopbackHTTPServer { request in
             if request.target.hasSuffix("/full") { return .respond(status: 507) }
             if request.target.hasSuffix("/missing") { return .respond(status: 404) }

@@ -126,7 +126,7 @@ import Testing
         let (a, b) = try await SyncPeer.pair(cloud)
         try await a.ensemble.attach()
         try await b.ensemble.attach()
-        let reasons = Mutex<[ForcedDetach.Reason]>([])
+        let reasons = Locked<[ForcedDetach.Reason]>([])
         await b.ensemble.onForcedDetach { detach in reasons.withLock { $0.append(detach.reason) } }
         let peer = try #require(await b.ensemble.peerID)
         try await cloud.removeItem(at: EnsembleLayout(identifier: "TestEnsemble").registration(of: peer))
@@ -153,7 +153,7 @@ import Testing
         try await a.ensemble.deleteEverything()
         #expect(await a.ensemble.isAttached == false)
         #expect(try await cloud.fileExists(at: EnsembleLayout(identifier: "TestEnsemble").root).exists == false)
-        let reasons = Mutex<[ForcedDetach.Reason]>([])
+        let reasons = Locked<[ForcedDetach.Reason]>([])
         await b.ensemble.onForcedDetach { detach in reasons.withLock { $0.append(detach.reason) } }
         #expect(await syncErrorCode { try await b.ensemble.sync() } == .forcedDetach)
         #expect(reasons.withLock { $0 } == [.cloudIdentityChanged])
@@ -171,7 +171,7 @@ import Testing
         try Data(repeating: 0x42, count: 4096).write(to: stateURL)
         try? FileManager.default.removeItem(at: URL(filePath: stateURL.path + "-wal"))
         let again = try await Ensemble(identifier: "TestEnsemble", coordinator: a.coordinator, cloudFileSystem: cloud)
-        let reasons = Mutex<[ForcedDetach.Reason]>([])
+        let reasons = Locked<[ForcedDetach.Reason]>([])
         await again.onForcedDetach { detach in reasons.withLock { $0.append(detach.reason) } }
         #expect(await syncErrorCode { try await again.sync() } == .forcedDetach)
         #expect(reasons.withLock { $0 } == [.corruptLocalState])
@@ -293,7 +293,7 @@ import Testing
 final class BaselineCuttingCloud: CloudFileSystem {
     let inner: any CloudFileSystem
     private let cutting = Atomic<Bool>(false)
-    private let hidden = Mutex<String?>(nil)
+    private let hidden = Locked<String?>(nil)
     /// Names holding this text are left out of listings.
     var hiddenFromListings: String? {
         get { hidden.withLock { $0 } }

@@ -1,7 +1,6 @@
 import Foundation
 import Strata
 import StrataRandom
-import Synchronization
 import Testing
 @testable import StrataSync
 import StrataSyncServers
@@ -96,7 +95,7 @@ final class RandomSyncRun {
         options.baselineEventThreshold = settings.baselineEventThreshold
         options.mergePieceSize = settings.mergePieceSize
         // Peer names and the stamps' clock come from the seed, so a failing seed fails again.
-        let replay = Mutex((random: SplitMix64(seed: seed ^ 0x5eed), milliseconds: Int64(1_800_000_000_000)))
+        let replay = Locked((random: SplitMix64(seed: seed ^ 0x5eed), milliseconds: Int64(1_800_000_000_000)))
         options.now = { replay.withLock { $0.milliseconds += 1; return Date(timeIntervalSince1970: Double($0.milliseconds) / 1000) } }
         options.newPeerID = { replay.withLock { (try? PeerID("peer-" + String($0.random.next(), radix: 36))) ?? PeerID.random() } }
         options.newGlobalID = { replay.withLock { "g-" + String($0.random.next(), radix: 36) } }

@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import Synchronization
 @testable import StrataSync
 
 /// A cloud that forwards every call to another one and keeps a copy of every change file an
@@ -8,7 +7,7 @@ import Synchronization
 /// oracle sees it. Partial uploads keep the bytes the peer meant to write.
 final class RecordingCloud: CloudFileSystem {
     let inner: any CloudFileSystem
-    private let written = Mutex<[String: Data]>([:])
+    private let written = Locked<[String: Data]>([:])
 
     init(_ inner: any CloudFileSystem) { self.inner = inner }
 

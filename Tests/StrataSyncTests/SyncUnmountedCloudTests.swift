@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Strata
 import Testing
 @testable import StrataSync
 
@@ -12,7 +12,7 @@ import Testing
         let root = folder.url.appendingPathComponent("cloud", isDirectory: true)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let (a, b) = try await SyncPeer.pair(LocalCloudFileSystem(rootDirectory: root))
-        let detaches = Mutex(0)
+        let detaches = Locked(0)
         await a.ensemble.onForcedDetach { _ in detaches.withLock { $0 += 1 } }
         try await a.edit { try $0.make("Author", ["uniqueIdentifier": "u", "name": "U"]) }
         try await a.ensemble.attach()

@@ -2,7 +2,6 @@ import Foundation
 import Strata
 import StrataSyncServers
 import StrataTestServers
-import Synchronization
 import Testing
 @testable import StrataSync
 
@@ -21,9 +20,9 @@ struct WebDAVFaultTests {
 
     /// The proxy's script and what it did, shared with its threads.
     final class FaultState: Sendable {
-        let fault = Mutex<Fault?>(nil)
-        let requestsSeen = Mutex(0)
-        let injected = Mutex(0)
+        let fault = Locked<Fault?>(nil)
+        let requestsSeen = Locked(0)
+        let injected = Locked(0)
     }
 
     /// A private nginx, a proxy in front of it, and the two peers' clouds on one folder.
@@ -36,30 +35,32 @@ struct WebDAVFaultTests {
 
         init(policy: HTTPRequestPolicy) throws {
             let server = try WebDAVTestServer.start()
-            let state = self.state
-            proxy = try LoopbackHTTPServer { request in
+            let state = self.state, port = server.port
+            // The proxy holds the server weakly: a request it still holds when the test ends (a
+            // listing delayed past the client's timeout) must not keep nginx and its folder alive.
+            proxy = try LoopbackHTTPServer { [weak server] request in
                 let count = state.requestsSeen.withLock { $0 += 1; return $0 }
                 let action: LoopbackHTTPServer.Action? = state.fault.withLock { current in
                     switch current {
                     case .stopServer(let after) where count >= after:
                         current = nil
-                        server.stop()
+                        server?.stop()
                         return .drop
                     case .dropMidUpload where request.method == "PUT" && request.body.count > 1:
                         current = nil
-                        return .dropMidBody(to: server.port)
+                        return .dropMidBody(to: port)
                     case .status500 where request.method == "PUT":
                         current = nil
                         return .respond(status: 500)
                     case .slowListing(let seconds) where request.method == "PROPFIND" && request.headers["depth"] == "1":
                         current = nil
-                        return .delayThenForward(seconds: seconds, to: server.port)
+                        return .delayThenForward(seconds: seconds, to: port)
                     default:
                         return nil
                     }
                 }
                 if action != nil { state.injected.withLock { $0 += 1 } }
-                return action ?? .forward(to: server.port)
+                return action ?? .forward(to: port)
             }
             self.server = server
             let folder = try server.makeFolder("faults")

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,7 +12,7 @@ import Darwin
 ///
 /// For example, a proxy in front of nginx that fails the first PUT with a 500:
 /// ```swift
-/// let failed = Mutex(false)
+/// let failed = Locked(false)
 /// let proxy = try LoopbackHTTPServer { request in
 ///     if request.method == "PUT", failed.withLock({ defer { $0 = true }; return !$0 }) { return .respond(status: 500) }
 ///     return .forward(to: nginx.port)
@@ -154,8 +153,8 @@ private final class Core: Sendable {
     let port: Int
     private let listener: Int32
     private let handler: @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Action
-    private let log = Mutex<[LoopbackHTTPServer.Request]>([])
-    private let closed = Mutex(false)
+    private let log = Locked<[LoopbackHTTPServer.Request]>([])
+    private let closed = Locked(false)
 
     /// Starts listening on a free loopback port; `handler` decides each request's fate (it may
     /// be called from several threads at once).

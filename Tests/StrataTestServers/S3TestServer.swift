@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// moto's S3 server (PyPI `moto[server]`) on a loopback port, for tests.
 ///
@@ -51,9 +50,9 @@ public final class S3TestServer: Sendable {
     /// The bucket every server has from the start.
     public var sharedBucket: String { Self.sharedBucketName }
 
-    private static let sharedServer = Mutex<S3TestServer?>(nil)
-    private static let sharedAuthenticatingServer = Mutex<S3TestServer?>(nil)
-    private static let installChecked = Mutex<Bool>(false)
+    private static let sharedServer = Locked<S3TestServer?>(nil)
+    private static let sharedAuthenticatingServer = Locked<S3TestServer?>(nil)
+    private static let installChecked = Locked<Bool>(false)
 
     /// The server shared by every test of this process (no signature checks, no
     /// recording), started on first use.
@@ -61,7 +60,6 @@ public final class S3TestServer: Sendable {
         try sharedServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start(authentication: false, recording: false)
-            ServerRegistry.shared.removeAtExit(started.directory)
             server = started
             return started
         }
@@ -73,7 +71,6 @@ public final class S3TestServer: Sendable {
         try sharedAuthenticatingServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start(authentication: true, recording: false)
-            ServerRegistry.shared.removeAtExit(started.directory)
             server = started
             return started
         }
@@ -87,6 +84,9 @@ public final class S3TestServer: Sendable {
         let port = try LoopbackPort.free()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("strata-s3-\(UUID().uuidString)", isDirectory: true)
+        // Removed by `deinit`, or at exit for a server still held then (the shared ones) or one
+        // whose start below fails (no `deinit` then).
+        ServerRegistry.shared.removeAtExit(directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let journal = directory.appendingPathComponent("recording.jsonl").path
         var arguments = ["/usr/bin/env"]

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,7 +31,7 @@ public final class ServerProcess: Sendable {
     /// The server's standard output and error, appended across restarts.
     public let logURL: URL
     private let pidURL: URL
-    private let state = Mutex<pid_t?>(nil)
+    private let state = Locked<pid_t?>(nil)
 
     /// The process whose end ends the server (the test process unless a test says otherwise).
     public let watchedProcess: Int32
@@ -192,8 +191,8 @@ public final class ServerProcess: Sendable {
 /// Every running ``ServerProcess``, stopped by an `atexit` hook when the test process exits.
 final class ServerRegistry: Sendable {
     static let shared = ServerRegistry()
-    private let servers = Mutex<[ObjectIdentifier: ServerProcess]>([:])
-    private let directories = Mutex<[URL]>([])
+    private let servers = Locked<[ObjectIdentifier: ServerProcess]>([:])
+    private let directories = Locked<[URL]>([])
 
     private init() {
         atexit { ServerRegistry.shared.terminateAll() }
@@ -202,7 +201,8 @@ final class ServerRegistry: Sendable {
     func add(_ server: ServerProcess) { servers.withLock { $0[ObjectIdentifier(server)] = server } }
     func remove(_ server: ServerProcess) { _ = servers.withLock { $0.removeValue(forKey: ObjectIdentifier(server)) } }
 
-    /// Removes `directory` when the test process exits (a shared server's files).
+    /// Removes `directory` when the test process exits (a server's files, when its `deinit`
+    /// has not removed them before: the shared servers, and any still held at exit).
     func removeAtExit(_ directory: URL) { directories.withLock { $0.append(directory) } }
 
     func terminateAll() {

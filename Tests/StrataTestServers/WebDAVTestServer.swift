@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -42,14 +41,13 @@ public final class WebDAVTestServer: Sendable {
     /// The local folder nginx serves as ``baseURL``.
     public var davDirectory: URL { directory.appendingPathComponent("root/dav", isDirectory: true) }
 
-    private static let sharedServer = Mutex<WebDAVTestServer?>(nil)
+    private static let sharedServer = Locked<WebDAVTestServer?>(nil)
 
     /// The server shared by every test of this process, started on first use.
     public static func shared() throws -> WebDAVTestServer {
         try sharedServer.withLock { server in
             if let server, server.process.isRunning { return server }
             let started = try start()
-            ServerRegistry.shared.removeAtExit(started.directory)
             server = started
             return started
         }
@@ -67,6 +65,9 @@ public final class WebDAVTestServer: Sendable {
         self.port = port
         password = "pw-" + UUID().uuidString.prefix(12).lowercased()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-webdav-\(UUID().uuidString)", isDirectory: true)
+        // Removed by `deinit`, or at exit for a server still held then (the shared one) or
+        // one whose set-up below fails (no `deinit` then).
+        ServerRegistry.shared.removeAtExit(directory)
         let fileManager = FileManager.default
         for sub in ["root/dav", "temp"] {
             try fileManager.createDirectory(at: directory.appendingPathComponent(sub), withIntermediateDirectories: true)
@@ -126,7 +127,7 @@ public final class WebDAVTestServer: Sendable {
         throw TestServerError("nginx with its WebDAV modules is not installed (need the nginx binary and \(davExtModule)): \(installHint)")
     }
 
-    private static let installOnce = Mutex<Bool?>(nil)
+    private static let installOnce = Locked<Bool?>(nil)
 
     private static func runInstallScript() -> Bool {
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/servers/install.sh")

@@ -1,13 +1,12 @@
 import Foundation
 import GRDB
-import Synchronization
 import Testing
 @testable import Strata
 
 /// Counts committed transactions that deleted rows of one table.
 private final class DeletingCommitCounter: TransactionObserver, Sendable {
     let table: String
-    private let state = Mutex<(sawDelete: Bool, commits: Int)>((false, 0))
+    private let state = Locked<(sawDelete: Bool, commits: Int)>((false, 0))
     init(table: String) { self.table = table }
     var commits: Int { state.withLock { $0.commits } }
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {

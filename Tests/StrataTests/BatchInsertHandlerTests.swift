@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import Strata
-import Synchronization
 
 /// A batch insert whose rows a handler writes one at a time (Core Data's `dictionaryHandler`).
 @Suite struct BatchInsertHandlerTests {
@@ -15,7 +14,7 @@ import Synchronization
             try context.save()
             return folder.objectID
         }
-        let asked = Mutex<[Int]>([])
+        let asked = Locked<[Int]>([])
         let ids = try coordinator.execute(BatchInsertRequest(entityName: "Note", keys: ["title", "folder", "uniqueIdentifier"], count: 40) { i, values in
             asked.withLock { $0.append(i) }
             #expect(values.count == 3)

@@ -10,9 +10,9 @@ import Testing
     /// checks on: nothing traps, and the context uses what was set. An exit test, so a
     /// regression shows as a failed expectation rather than a crashed test run.
     @Test func settingsAreSetOffTheQueueWithChecksOn() async {
-        await #expect(processExitsWith: .success) {
-            let directory = TemporaryDirectory()
-            let (coordinator, writer) = try await makeStore(directory)
+        let directory = TemporaryDirectory(), url = directory.file()   // the parent's: a failing child exits before any deinit
+        await #expect(processExitsWith: .success) { [url = url as URL] in
+            let (coordinator, writer) = try await makeStore(file: url)
             let reader = ObjectContext(.privateQueue, coordinator: coordinator, name: "reader", checksQueueAccess: true)
             guard reader.checksQueueAccess else { exit(2) }
             // Off the queue, from another thread as well as this one.
@@ -43,9 +43,9 @@ import Testing
 
     /// The settings stay on their lock only: an object is still confined to the queue.
     @Test func objectsStillTrapOffTheQueue() async {
-        await #expect(processExitsWith: .failure) {
-            let directory = TemporaryDirectory()
-            let (coordinator, _) = try await makeStore(directory)
+        let directory = TemporaryDirectory(), url = directory.file()   // the parent's: the child traps before any deinit
+        await #expect(processExitsWith: .failure) { [url = url as URL] in
+            let (coordinator, _) = try await makeStore(file: url)
             let context = ObjectContext(.privateQueue, coordinator: coordinator, checksQueueAccess: true)
             context.mergePolicy = .overwrite          // fine off the queue
             _ = context.insert(Note.self)             // traps: objects need the queue

@@ -85,7 +85,12 @@ final class PredicateTestStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.prepareDatabase { db in PredicateFunctions.register(in: db) }
-        queue = try DatabaseQueue(path: directory.appendingPathComponent("test.sqlite").path, configuration: configuration)
+        do {
+            queue = try DatabaseQueue(path: directory.appendingPathComponent("test.sqlite").path, configuration: configuration)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)   // no deinit for a half-made store
+            throw error
+        }
         try queue.write { db in
             for statement in StoreSchema.createStatements(for: model) { try db.execute(sql: statement) }
         }

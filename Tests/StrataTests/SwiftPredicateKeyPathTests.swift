@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import Strata
 
@@ -125,7 +124,7 @@ final class Unmodelled: ManagedObject {
 /// Maps a key path while a context constructs it, as an initialiser might (only once the
 /// test asks, so that the model's own reflection of the class does not map it first).
 final class ProbingInInit: ManagedObject {
-    static let probes = Mutex(false)
+    static let probes = Locked(false)
     @Attribute("label") var label = "set"
     @Attribute("rank") var rank = 7
     var probed: String?

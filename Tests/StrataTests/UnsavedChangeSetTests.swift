@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import Strata
 
@@ -16,7 +15,7 @@ import Testing
         }
         let reader = ObjectContext(.privateQueue, coordinator: coordinator)
         try await reader.perform { () throws in #expect((try reader.existingObject(with: id) as? Note)?.title == "saved") }
-        let received = Mutex<[ChangeSet]>([])
+        let received = Locked<[ChangeSet]>([])
         let token = editor.observeChanges { changes in received.withLock { $0.append(changes) } }
         try await editor.perform {
             (editor.object(with: id) as? Note)?.title = "draft"

@@ -1,6 +1,6 @@
 import Dispatch
 import Histogram
-import Synchronization
+import Strata
 
 /// A 1 ms timer on the main queue that records how late each beat fires: lateness is the
 /// time since the previous beat minus the interval, so a main queue blocked for 200 ms shows
@@ -17,8 +17,8 @@ import Synchronization
 public final class Heartbeat: Sendable {
     /// The interval between beats.
     public let intervalNanoseconds: UInt64
-    private let state: Mutex<State>
-    private let timer = Mutex<DispatchSourceTimerBox?>(nil)
+    private let state: Locked<State>
+    private let timer = Locked<DispatchSourceTimerBox?>(nil)
     private let now: @Sendable () -> UInt64
     private let onBeat: (@Sendable (Int) -> Void)?
 
@@ -45,7 +45,7 @@ public final class Heartbeat: Sendable {
     public init(intervalMilliseconds: Int = 1, now: (@Sendable () -> UInt64)? = nil,
                 onBeat: (@Sendable (Int) -> Void)? = nil) {
         intervalNanoseconds = UInt64(intervalMilliseconds) * 1_000_000
-        state = Mutex(State())
+        state = Locked(State())
         self.now = now ?? { DispatchTime.now().uptimeNanoseconds }
         self.onBeat = onBeat
     }
@@ -110,7 +110,7 @@ public final class Heartbeat: Sendable {
     }
 }
 
-/// Holds the timer so it can sit in a `Mutex`.
+/// Holds the timer (not `Sendable`) so it can sit in a `Locked`.
 struct DispatchSourceTimerBox: @unchecked Sendable {  // safe: the source is only resumed and cancelled, both thread-safe in Dispatch
     let source: any DispatchSourceTimer
 }

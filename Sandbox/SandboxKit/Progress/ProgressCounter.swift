@@ -1,3 +1,4 @@
+import Strata
 import Synchronization
 
 /// How far the run in progress is: objects done of a total, written by the scenario (an
@@ -12,7 +13,7 @@ import Synchronization
 public final class ProgressCounter: Sendable {
     private let done = Atomic<Int>(0)
     private let total = Atomic<Int>(0)
-    private let unit = Mutex<String>("objects")
+    private let unit = Locked<String>("objects")
 
     /// What the counter holds at one moment.
     public struct Snapshot: Sendable, Equatable {

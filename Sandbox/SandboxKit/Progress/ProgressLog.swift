@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Strata
 
 /// Progress on standard error (so `--json` on standard output stays clean), in one of three
 /// styles: ``Style/live`` redraws one line per run in place (a terminal), ``Style/lines``
@@ -36,7 +36,7 @@ public final class ProgressLog: Sendable {
     private let now: @Sendable () -> UInt64
     private let width: Int?
     private let write: @Sendable (String) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// What erases the line the cursor is on: back to its start, erase to its end.
     public static let eraseLine = "\r\u{1B}[K"

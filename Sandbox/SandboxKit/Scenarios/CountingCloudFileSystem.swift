@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Strata
 import StrataSync
 
 /// A ``CloudFileSystem`` that passes every call to another one and counts the calls and the
@@ -18,7 +18,7 @@ import StrataSync
 /// ```
 final class CountingCloudFileSystem: CloudFileSystem {
     let wrapped: any CloudFileSystem
-    private let counts = Mutex(SyncTraffic())
+    private let counts = Locked(SyncTraffic())
 
     init(wrapping wrapped: any CloudFileSystem) { self.wrapped = wrapped }
 

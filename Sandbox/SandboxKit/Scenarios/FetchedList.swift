@@ -21,9 +21,9 @@ public final class FetchedList: Sendable {
     /// How many rows the list shows.
     public static let rows = 50
     private let clock: MainQueueClock
-    private let main = Mutex<ObjectContext?>(nil)
-    private let token = Mutex<ChangeObservation?>(nil)
-    private let follower = Mutex<ListFollower?>(nil)
+    private let main = Locked<ObjectContext?>(nil)
+    private let token = Locked<ChangeObservation?>(nil)
+    private let follower = Locked<ListFollower?>(nil)
     private let pending = Atomic<Bool>(false)
     private let changeCount = Atomic<Int>(0)
     private let refreshCount = Atomic<Int>(0)
@@ -103,7 +103,7 @@ public final class FetchedList: Sendable {
 final class ListFollower: FetchedResultsControllerDelegate, @unchecked Sendable {  // safe: the controller is touched only on the main context's queue; titles are behind a mutex
     typealias Object = Book
     var controller: FetchedResultsController<Book>?
-    let titles = Mutex<[String]>([])
+    let titles = Locked<[String]>([])
 
     func show() {
         let shown = controller?.fetchedObjects.map(\.title) ?? []

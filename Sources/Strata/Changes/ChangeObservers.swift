@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A registration that ends when cancelled or dropped.
 ///

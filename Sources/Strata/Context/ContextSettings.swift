@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The settings of a context that may be changed from any thread.
 ///

@@ -100,10 +100,12 @@ extension StoreCoordinator {
     /// The column of a dictionary fetch that reads a to-one's target, whose key is the SQL
     /// `key`: the key itself, or, when `destination` has subentities, `<key>|<entity>` (the
     /// target row's `_entity` read in the same statement), so the ID names the target's own
-    /// entity as relationship IDs do elsewhere.
+    /// entity as relationship IDs do elsewhere. A key whose row is gone gives `<key>|`: the ID
+    /// of the stored key, naming `destination`, as an aggregate fetch and a fault give it
+    /// (the key alone decides `.null`).
     static func objectIDColumn(key: String, destination: EntityDescription) -> String {
         guard destination.hierarchy.kindIndexes.count > 1 else { return key }
-        return "\(key) || '|' || \(kindSubquery(key: key, destination: destination))"
+        return "\(key) || '|' || coalesce(\(kindSubquery(key: key, destination: destination)), '')"
     }
 
     /// `(SELECT k._entity FROM <destination's table> k WHERE k._id = <key>)`.

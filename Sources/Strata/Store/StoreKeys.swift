@@ -1,6 +1,5 @@
 import GRDB
 import GRDBSQLite
-import Synchronization
 
 /// Primary keys: every entity's keys come from one counter in `_strata_keys` (the highest
 /// key ever handed out), so a deleted row's key is never given again.

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Transformers by name, for dynamic models and custom encodings.
 ///
 /// For example:

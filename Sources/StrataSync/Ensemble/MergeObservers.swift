@@ -1,10 +1,9 @@
 import Foundation
 import Strata
-import Synchronization
 
 /// The handlers of an ensemble's merged change sets.
 final class MergeObservers: Sendable {
-    private let handlers = Mutex<[UUID: @Sendable (ChangeSet) -> Void]>([:])
+    private let handlers = Locked<[UUID: @Sendable (ChangeSet) -> Void]>([:])
 
     func add(_ handler: @escaping @Sendable (ChangeSet) -> Void) -> ChangeObservation {
         let id = UUID()

@@ -1,9 +1,8 @@
 import Strata
-import Synchronization
 
 /// Change sets a context published while the ensemble saved, gathered from its queue.
 final class ChangeSetCollector: Sendable {
-    private let sets = Mutex<[ChangeSet]>([])
+    private let sets = Locked<[ChangeSet]>([])
 
     func add(_ changes: ChangeSet) { sets.withLock { $0.append(changes) } }
 

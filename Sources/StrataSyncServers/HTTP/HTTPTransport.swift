@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
+import Strata
 
 /// Sends ``HTTPRequest``s over one AsyncHTTPClient `HTTPClient` (so connections are reused):
 /// a deadline on every attempt, bounded retries with backoff and jitter, redirects followed
@@ -20,8 +20,8 @@ import Synchronization
 final class HTTPTransport: Sendable {
     let policy: HTTPRequestPolicy
     private let client: HTTPClient
-    private let counters = Mutex(HTTPTransferCounters())
-    private let isShutDown = Mutex(false)
+    private let counters = Locked(HTTPTransferCounters())
+    private let isShutDown = Locked(false)
 
     init(policy: HTTPRequestPolicy) {
         self.policy = policy

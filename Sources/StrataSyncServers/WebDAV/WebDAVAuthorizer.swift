@@ -1,6 +1,6 @@
 import Foundation
 import NIOHTTP1
-import Synchronization
+import Strata
 
 /// Credentials for a WebDAV server: Basic on every request, until the server answers `401`
 /// with a Digest challenge; from then on Digest (RFC 7616), counting nonce uses and taking a
@@ -10,7 +10,7 @@ import Synchronization
 final class WebDAVAuthorizer: HTTPAuthorizer {
     private let username: String
     private let password: String
-    private let digest = Mutex<(challenge: DigestChallenge, count: Int)?>(nil)
+    private let digest = Locked<(challenge: DigestChallenge, count: Int)?>(nil)
 
     init(username: String, password: String) {
         self.username = username

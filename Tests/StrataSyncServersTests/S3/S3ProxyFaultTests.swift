@@ -1,8 +1,8 @@
 import Foundation
-import Testing
+import Strata
 import StrataSyncServers
 import StrataTestServers
-import Synchronization
+import Testing
 
 /// Faults injected by a loopback proxy in front of the shared moto server.
 @Suite("S3 against moto: injected faults")
@@ -17,7 +17,7 @@ struct S3ProxyFaultTests {
     @Test("a 500 (and a 503 SlowDown) on one request is retried; the upload lands once")
     func retriedServerErrors() async throws {
         let server = try S3TestServer.shared()
-        let puts = Mutex(0)
+        let puts = Locked(0)
         let proxy = try LoopbackHTTPServer { request in
             guard request.method == "PUT", request.target.contains("/f") else { return .forward(to: server.port) }
             let count = puts.withLock { value -> Int in value += 1; return value }
@@ -41,7 +41,7 @@ struct S3ProxyFaultTests {
         let server = try S3TestServer.shared()
         // Fault plan: the first PUT of an events file answers 500, the second is cut off
         // halfway through its body; everything else goes through.
-        let faults = Mutex(0)
+        let faults = Locked(0)
         let proxy = try LoopbackHTTPServer { request in
             guard request.method == "PUT", request.target.contains("/events/"), !request.target.hasSuffix("/") else {
                 return .forward(to: server.port)
@@ -89,8 +89,8 @@ struct S3ProxyFaultTests {
     @Test("a listing slower than the request timeout times out and is retried; the sync completes and the peers converge")
     func slowListing() async throws {
         let server = try S3TestServer.shared()
-        let slowed = Mutex(false)   // armed: the next ListObjectsV2 is held past the timeout, once
-        let injected = Mutex(0)
+        let slowed = Locked(false)   // armed: the next ListObjectsV2 is held past the timeout, once
+        let injected = Locked(0)
         let proxy = try LoopbackHTTPServer { request in
             guard request.method == "GET", request.target.contains("list-type=2"),
                   slowed.withLock({ armed in defer { armed = false }; return armed }) else { return .forward(to: server.port) }

@@ -30,9 +30,14 @@ final class S3SyncDevice: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var storeOptions = StoreOptions()
         storeOptions.recordsHistory = true
-        coordinator = try await StoreCoordinator(model: model, store: .sqlite(folder.appending(path: "store.sqlite"), options: storeOptions))
-        ensemble = try await Ensemble(identifier: "Notes", coordinator: coordinator, cloudFileSystem: cloud,
-                                      globalIdentifiers: .attribute("uniqueIdentifier"))
+        do {
+            coordinator = try await StoreCoordinator(model: model, store: .sqlite(folder.appending(path: "store.sqlite"), options: storeOptions))
+            ensemble = try await Ensemble(identifier: "Notes", coordinator: coordinator, cloudFileSystem: cloud,
+                                          globalIdentifiers: .attribute("uniqueIdentifier"))
+        } catch {
+            try? FileManager.default.removeItem(at: folder)   // no deinit for a half-made device
+            throw error
+        }
         context = ObjectContext(.privateQueue, coordinator: coordinator, name: "edits-\(name)")
         context.mergePolicy = .mergeByPropertyObjectTrump
         context.automaticallyMergesChangesFromParent = true

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import Strata
 
@@ -63,6 +64,54 @@ import Testing
             #expect(try reader.existingObject(with: id) is Clip)
             guard case .objectID(let pinned)? = plain.first?["pinned"] else { Issue.record("no ID: \(plain)"); return }
             #expect(try reader.existingObject(with: pinned) is Photo)
+        }
+    }
+
+    /// A to-one whose key dangles into the hierarchy (another program, with SQLite's foreign
+    /// keys off, deleted the target row): every dictionary path gives the stored key's ID, as
+    /// Core Data gives a to-one's stored objectID. It names the relationship's destination,
+    /// as the object's own relationship value does, since the row naming the target's own
+    /// entity is gone. (A plain fetch and a key path read `.null` here, while a grouped one
+    /// gave the ID.)
+    @Test func aDanglingKeyIntoAHierarchyReadsAsTheStoredIDOnEveryPath() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeInheritanceStore(dir)
+        defer { try? coordinator.close() }
+        let (photoID, clipID) = try await seed(context)
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = false
+        let other = try DatabaseQueue(path: dir.file().path, configuration: configuration)
+        try await other.write { db in try db.execute(sql: "DELETE FROM Attachment WHERE _id = ?", arguments: [clipID.primaryKey]) }
+        try other.close()
+        let attachment = try #require(inheritanceModel.entity(named: "Attachment"))
+        let dangling = PropertyValue.objectID(ObjectID(entity: attachment, primaryKey: try #require(clipID.primaryKey)))
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await reader.perform {
+            var posts = FetchRequest<ManagedObject>(entityName: "Post", sortKeys: [SortKey("title")])
+            posts.propertiesToFetch = ["title", "pinned"]
+            let plain = try reader.fetchDictionaries(posts)
+            #expect(plain.map { $0["pinned"] } == [.objectID(photoID), dangling, .null], "\(plain)")
+            var photos = FetchRequest<ManagedObject>(entityName: "Photo", sortKeys: [SortKey("name")])
+            photos.propertiesToFetch = ["name", "note.pinned"]
+            let paths = try reader.fetchDictionaries(photos)
+            #expect(paths.map { $0["note.pinned"] } == [.null, dangling, dangling], "\(paths)")
+            posts.propertiesToGroupBy = ["pinned"]
+            posts.propertiesToFetch = ["pinned"]
+            posts.expressionsToFetch = [ExpressionDescription(name: "n", function: .count, keyPath: "title")]
+            posts.sortKeys = []
+            let grouped = try reader.fetchDictionaries(posts)
+            #expect(Set(grouped.map { $0["pinned"] }) == [.objectID(photoID), dangling, .null], "\(grouped)")
+            photos.propertiesToGroupBy = ["note.pinned"]
+            photos.propertiesToFetch = ["note.pinned"]
+            photos.expressionsToFetch = [ExpressionDescription(name: "n", function: .count, keyPath: "name")]
+            photos.sortKeys = []
+            let groupedPaths = try reader.fetchDictionaries(photos)
+            #expect(Set(groupedPaths.map { $0["note.pinned"] }) == [dangling, .null], "\(groupedPaths)")
+            // The object's relationship value, read from the same row, is the same ID.
+            let post = try #require(try reader.fetch(FetchRequest<Post>(predicate: try ObjectPredicate("title == %@", "b"))).first)
+            guard case .relationship(let pinned)? = post.entity.propertyIndex["pinned"] else { Issue.record("no pinned"); return }
+            guard case .toOneID(let id) = post.relationValues[pinned] else { Issue.record("not loaded: \(post.relationValues[pinned])"); return }
+            #expect(id.map(PropertyValue.objectID) == dangling)
         }
     }
 

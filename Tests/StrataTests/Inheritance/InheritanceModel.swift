@@ -50,6 +50,11 @@ let inheritanceModel: ObjectModel = {
 }()
 
 func makeInheritanceStore(_ directory: TemporaryDirectory) async throws -> (StoreCoordinator, ObjectContext) {
-    let coordinator = try await StoreCoordinator(model: inheritanceModel, store: .sqlite(directory.file("store.sqlite")))
+    try await makeInheritanceStore(file: directory.file("store.sqlite"))
+}
+
+/// The same on the SQLite file `url` (an exit test's child, whose directory the parent owns).
+func makeInheritanceStore(file url: URL) async throws -> (StoreCoordinator, ObjectContext) {
+    let coordinator = try await StoreCoordinator(model: inheritanceModel, store: .sqlite(url))
     return (coordinator, ObjectContext(.privateQueue, coordinator: coordinator))
 }

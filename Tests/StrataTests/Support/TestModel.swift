@@ -50,7 +50,10 @@ final class Track: ManagedObject {
     @Relationship("person", inverse: "playlist", deleteRule: .nullify) var person: Person?
 }
 
-/// A temporary directory removed when the value is dropped.
+/// A temporary directory removed when the value is dropped (a failing test drops it too).
+///
+/// An exit test's child process may trap before any `deinit` runs: there the parent owns the
+/// directory and the child gets its path through the capture list (see `makeStore(file:)`).
 final class TemporaryDirectory: @unchecked Sendable {  // safe: immutable after init
     let url: URL
     init() {
@@ -68,6 +71,20 @@ let testModel: ObjectModel = {
 
 /// A coordinator on a fresh SQLite file, and a private context on it.
 func makeStore(_ directory: TemporaryDirectory, name: String = "store.sqlite") async throws -> (StoreCoordinator, ObjectContext) {
-    let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(directory.file(name)))
+    try await makeStore(file: directory.file(name))
+}
+
+/// A coordinator on the SQLite file `url`, and a private context on it: for an exit test's
+/// child process, whose directory the parent owns (the child may trap before it could remove it).
+///
+/// For example:
+/// ```swift
+/// let directory = TemporaryDirectory(), url = directory.file()
+/// await #expect(processExitsWith: .failure) { [url = url as URL] in
+///     let (coordinator, context) = try await makeStore(file: url)
+/// }
+/// ```
+func makeStore(file url: URL) async throws -> (StoreCoordinator, ObjectContext) {
+    let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(url))
     return (coordinator, ObjectContext(.privateQueue, coordinator: coordinator))
 }

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 /// The one implementation of string folding, matching and localized ordering, used by
 /// in-memory evaluation and registered as SQLite functions so that SQL calls the same code.

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A point a migration passes, for crash tests that stop a process exactly there (not part of
 /// Strata's API: reach it with `@_spi(StrataTesting) import Strata`).
 ///
