@@ -89,7 +89,8 @@ struct SandboxCommand: ParsableCommand {
         options.seed = seed
         options.peers = peers
         options.syncBackend = SyncBackend(rawValue: backend) ?? .local
-        options.probeExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        // This very image, even if the file is rebuilt during a long run.
+        options.probeExecutable = URL(fileURLWithPath: "/proc/self/exe")
         options.progress = quiet ? .off : isatty(STDERR_FILENO) == 1 ? .live : .lines
         if options.progress == .live { options.progressLog = ProgressLog(style: .live, width: Self.terminalWidth()) }
         if stack != "all" {

@@ -313,6 +313,42 @@ extension SyncInheritanceTests {
         #expect(try await a.dump() == b.dump())
     }
 
+    /// The same, with the merge that makes the pair on device a interrupted between its save
+    /// and the state's record of it (a throw standing for a crash): the recovery marks the
+    /// note again, as the merge would have, so both devices still agree.
+    @Test func aPairMadeByAnInterruptedMergeStillRelinksItsReferrers() async throws {
+        let interruptions = Locked(0)
+        let armed = Locked(false)
+        var options = EnsembleOptions()
+        options.afterMergeSave = {
+            guard armed.withLock({ $0 }) else { return }
+            if interruptions.withLock({ $0 += 1; return $0 == 1 }) { throw SyncError(.mergeFailed, "interrupted (test)") }
+        }
+        let cloud = MemoryCloudFileSystem()
+        let model = try Self.linkModel()
+        let a = try await SyncPeer("a", cloud: cloud, model: model, options: options)
+        let b = try await SyncPeer("b", cloud: cloud, model: model)
+        let peers = [a, b]
+        try await a.edit { context in try context.make("Note", ["uniqueIdentifier": "n1", "title": "note"]) }
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await Self.syncAll(peers)
+        try await a.edit { context in
+            try Self.object(context, "Note", "n1").setValue(try context.make("Photo", ["uniqueIdentifier": "x", "name": "photo"]), forKey: "attachment")
+        }
+        try await b.edit { context in try context.make("Document", ["uniqueIdentifier": "x", "name": "document"]) }
+        try await b.ensemble.sync()
+        armed.withLock { $0 = true }
+        await #expect(throws: SyncError.self) { try await a.ensemble.sync() }
+        #expect(interruptions.withLock { $0 } == 1)
+        try await Self.syncAll(peers)
+        for peer in peers {
+            #expect(try await Self.noteLinks(peer) == ["Document:x", "none"], "on \(peer.name)")
+            #expect(try await peer.count("Attachment") == 2, "on \(peer.name)")
+        }
+        #expect(try await a.dump() == b.dump())
+    }
+
     @Test func theKeptSideOfARelationshipIsDecidedByTheEntityThatDeclaresIt() throws {
         let model = SyncModel(model: try Self.linkModel(), identifierAttribute: "uniqueIdentifier")
         for entity in ["Photo", "Video", "Document", "Scan"] {

@@ -9,11 +9,16 @@ import Testing
 /// put the state where a crash between the two leaves it and check the next sync adopts the
 /// saved rows (nothing inserted twice), and that settling writes what it should.
 @Suite struct SyncInterruptedMergeTests {
-    /// Devices a and b; a wrote an author with three books and b merged them.
-    static func mergedPair() async throws -> (SyncPeer, SyncPeer) {
-        let (a, b) = try await SyncPeer.pair(MemoryCloudFileSystem())
+    /// Devices a and b; a wrote an author with three books and b merged them. Also b's
+    /// exported history token before that merge.
+    static func mergedPair(options: EnsembleOptions = EnsembleOptions()) async throws -> (SyncPeer, SyncPeer, tokenBeforeMerge: Int64?) {
+        let cloud = MemoryCloudFileSystem()
+        let model = try SyncTestModel.make()
+        let a = try await SyncPeer("a", cloud: cloud, model: model)
+        let b = try await SyncPeer("b", cloud: cloud, model: model, options: options)
         try await a.ensemble.attach()
         try await b.ensemble.attach()
+        let token = try await b.ensemble.requireState().read { tx in try tx.meta("historyToken", as: Int64.self) }
         try await a.edit { context in
             let author = try context.make("Author", ["uniqueIdentifier": "ada", "name": "Ada"])
             for title in ["One", "Two", "Three"] {
@@ -21,20 +26,28 @@ import Testing
             }
         }
         try await a.ensemble.sync()
-        try await b.ensemble.sync()
-        #expect(try await b.count("Book") == 3)
-        return (a, b)
+        if options.afterMergeSave == nil {
+            try await b.ensemble.sync()
+        } else {
+            await #expect(throws: SyncError.self) { try await b.ensemble.sync() }
+        }
+        return (a, b, token)
     }
 
     @Test func aSaveTheStateNeverRecordedIsAdoptedNotInsertedAgain() async throws {
-        let (a, b) = try await Self.mergedPair()
+        let (a, b, token) = try await Self.mergedPair()
+        #expect(try await b.count("Book") == 3)
         // As a crash right after the merge's save leaves it: the rows are in the store, the
-        // state holds them only as reservations, and the objects are still dirty.
+        // state holds them only as reservations, the objects are still dirty, and the history
+        // of the merge's save is not exported yet (the next sync's export reads it, so
+        // recovery must come first or the rows would get new identifiers).
         let state = try await b.ensemble.requireState()
         let moved = try state.write { tx in
             try tx.db.execute(sql: "INSERT INTO reserved SELECT entity, gid, local_key FROM objects WHERE local_key IS NOT NULL")
             try tx.db.execute(sql: "UPDATE objects SET local_key = NULL, dirty = 1 WHERE local_key IS NOT NULL")
-            return tx.db.changesCount
+            let moved = tx.db.changesCount
+            try tx.setMeta("historyToken", token)
+            return moved
         }
         #expect(moved == 4, "the author and three books")
 
@@ -49,8 +62,31 @@ import Testing
         #expect(try await a.count("Book") == 3, "the recovery exported nothing that duplicates on a")
     }
 
+    /// The real window: the merge's save reaches the store, then the sync fails before the
+    /// state records it (a throw standing for a crash). The next sync recovers and ends with
+    /// every object once, on both devices.
+    @Test func aMergeInterruptedAfterItsSaveEndsWithEveryObjectOnce() async throws {
+        let interruptions = Locked(0)
+        var options = EnsembleOptions()
+        options.afterMergeSave = {
+            if interruptions.withLock({ $0 += 1; return $0 == 1 }) { throw SyncError(.mergeFailed, "interrupted (test)") }
+        }
+        let (a, b, _) = try await Self.mergedPair(options: options)
+        #expect(interruptions.withLock { $0 } == 1, "the merge was interrupted once")
+        try await b.ensemble.sync()
+        try await a.ensemble.sync()
+        try await b.ensemble.sync()
+        for peer in [a, b] {
+            #expect(try await peer.count("Book") == 3, "on \(peer.name)")
+            #expect(try await peer.count("Author") == 1, "on \(peer.name)")
+        }
+        #expect(try await a.dump() == b.dump())
+        #expect(try await b.ensemble.requireState().read { tx in try tx.reservations() }.isEmpty)
+    }
+
     @Test func aReservationTheStoreLacksIsForgottenAndTheObjectStaysDirty() async throws {
-        let (_, b) = try await Self.mergedPair()
+        let (_, b, _) = try await Self.mergedPair()
+        #expect(try await b.count("Book") == 3)
         let state = try await b.ensemble.requireState()
         // A book whose save never happened: reserved at a row the store does not have.
         let book = try state.read { tx in

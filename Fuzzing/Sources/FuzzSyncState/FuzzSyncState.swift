@@ -15,10 +15,10 @@ public func fuzzSyncState(_ pointer: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     guard let cells = PackedCells(bytes) else { return 0 }
     let packed = cells.bytes
     guard let again = PackedCells(packed) else {
-        FuzzCheck.expect(false, "a packing of \(cells.cells.count) cells does not unpack")
+        FuzzCheck.expect(false, "a packing of \(cells.entries.count) cells does not unpack")
         return 0
     }
-    FuzzCheck.expect(again.cells == cells.cells, "packing changed the cells")
+    FuzzCheck.expect(again.entries == cells.entries, "packing changed the cells")
     FuzzCheck.expect(again.bytes == packed, "packing is not canonical")
     return 0
 }

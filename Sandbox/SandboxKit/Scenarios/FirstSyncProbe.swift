@@ -40,6 +40,10 @@ public enum FirstSyncProbe {
         var mergedBaseline: Bool
     }
 
+    /// How long a child may take before it is killed (a first sync of a million objects takes
+    /// about a minute).
+    static let timeoutSeconds = 1_800
+
     /// Runs `request` in a child process of `executable` (the Sandbox) and reads its report.
     static func spawn(executable: URL, request: Request, scratch: ScratchDirectory) async throws -> Report {
         func file(_ name: String, _ suffix: String) -> URL { scratch.newFile(name).deletingPathExtension().appendingPathExtension(suffix) }
@@ -53,14 +57,24 @@ public enum FirstSyncProbe {
         process.arguments = ["--first-sync-probe", requestURL.path]
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+        let finished = Locked(false)
+        let (status, reason): (Int32, Process.TerminationReason) = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { ended in
+                finished.withLock { $0 = true }
+                continuation.resume(returning: (ended.terminationStatus, ended.terminationReason))
+            }
+            do { try process.run() } catch { continuation.resume(throwing: error); return }
+            // A child that hangs is killed, so that the run reports it instead of waiting for ever.
+            let pid = process.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Self.timeoutSeconds)) {
+                if !finished.withLock({ $0 }) { kill(pid, SIGKILL) }
+            }
         }
         let printed = (try? Data(contentsOf: outputURL)) ?? Data()
-        guard status == 0 else {
+        guard reason == .exit, status == 0 else {
             let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
-            throw SandboxError("the first-sync child process (\(executable.path)) failed with status \(status): \(errors)")
+            let how = reason == .exit ? "exited with status \(status)" : "was killed by signal \(status) (after \(Self.timeoutSeconds) s if SIGKILL)"
+            throw SandboxError("the first-sync child process (\(executable.path)) \(how): \(errors)")
         }
         do {
             return try JSONDecoder().decode(Report.self, from: printed)

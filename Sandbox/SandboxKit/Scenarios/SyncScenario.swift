@@ -110,7 +110,7 @@ public struct SyncScenario: Scenario {
                                                             options: SyncScenarioPeer.stackOptions),
             cloud: cloud, options: compactOptions)
         try await compactor.ensemble.attach()
-        var began = ContinuousClock.now
+        let began = ContinuousClock.now
         let compacted = try await compactor.ensemble.sync()
         figures.compactorSeconds = (ContinuousClock.now - began).sandboxSeconds
         figures.wroteBaseline = compacted.wroteBaseline

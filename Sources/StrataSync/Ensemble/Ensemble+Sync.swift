@@ -28,7 +28,9 @@ extension Ensemble {
             cloudKnownReachable = false   // until this sync succeeds
             if !skipsConnect { try await cloud { try await cloudFileSystem.connect() } }
             try await checkMembership(current, connected: !skipsConnect)
-            let materializer = StoreMaterializer(model: model, state: current)
+            let materializer = StoreMaterializer(model: model, state: current, afterSave: options.afterMergeSave)
+            // Before the export: the history it reads may hold an interrupted merge's save,
+            // whose rows must be the state's again, or they would be exported as new objects.
             try await materializer.recoverPending(coordinator: coordinator)
             self.report(.progress(.sync, .exporting))
             report.exportedRecords += try await exportHistory(current)

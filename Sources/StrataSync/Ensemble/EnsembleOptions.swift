@@ -30,6 +30,9 @@ public struct EnsembleOptions: Sendable {
     var newPeerID: @Sendable () -> PeerID = { PeerID.random() }
     /// Names an object without an identifier attribute (replayed the same way).
     var newGlobalID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+    /// Called after a merge's save reached the store and before the state records it; a throw
+    /// stands for a crash there (tests of the recovery).
+    var afterMergeSave: (@Sendable () throws -> Void)?
 
     /// The default settings.
     public init() {}

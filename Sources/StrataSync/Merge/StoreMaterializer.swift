@@ -19,6 +19,8 @@ import Strata
 struct StoreMaterializer: Sendable {
     let model: SyncModel
     let state: SyncState
+    /// Tests: runs between a piece's save and the state's record of it (a throw stands for a crash).
+    var afterSave: (@Sendable () throws -> Void)? = nil
 
     /// The transaction author of the ensemble's saves.
     static let author = "strata.sync"
@@ -166,8 +168,11 @@ struct StoreMaterializer: Sendable {
                 if found.contains(key) { try tx.setLocalKey(key, row) } else { try tx.markDirty(key) }
             }
             try tx.clearReservations()
-            // Rows the interrupted save did make: links that waited for them are written again.
-            try tx.resolveDanglingLinks(to: model.referenceKeys(pending.map(\.0).filter(found.contains)))
+            // Rows the interrupted save did make: links that waited for them are written again,
+            // and so are the referrers of an identifier two entities of a hierarchy now share.
+            let made = pending.map(\.0).filter(found.contains)
+            try tx.resolveDanglingLinks(to: model.referenceKeys(made))
+            _ = try Self.relinkSharedIdentifiers(made, model: model, tx)
         }
     }
 
@@ -189,11 +194,14 @@ struct StoreMaterializer: Sendable {
         let written: Written
         do {
             written = try await context.perform { try Self.write(planned, in: context, model: model, state: state) }
+            try afterSave?()
         } catch let error as SyncError {
-            try await recoverPending(coordinator: coordinator)
+            // A recovery that fails here runs again at the next sync's start: the error to
+            // report is the merge's own.
+            try? await recoverPending(coordinator: coordinator)
             throw error
         } catch {
-            try await recoverPending(coordinator: coordinator)
+            try? await recoverPending(coordinator: coordinator)
             throw SyncError(.mergeFailed, "merged changes could not be saved to the store: \(error)", underlying: error as? StrataError)
         }
         let relinked = try state.write { tx -> Int in

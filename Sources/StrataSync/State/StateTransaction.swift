@@ -140,6 +140,7 @@ struct StateTransaction {
         let objects = RawBinding(try db.cachedStatement(sql: """
             SELECT o.entity, o.gid, local_key, \(Self.existsSQL), cells FROM temp.piece p CROSS JOIN objects o ON o.entity = p.entity AND o.gid = p.gid
             """))
+        defer { objects.reset() }   // also when a row's cells do not unpack
         var inOrder = true
         while try objects.step(db) {
             let key = GlobalObjectKey(entity: objects.text(0), gid: objects.text(1))
