@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Strata
 import Testing
 @testable import StrataSync
@@ -59,6 +60,18 @@ import Testing
         let future = try Self.file("future", 906, model, payload: Data(later))
         hostile.append((future.0, future.1, .fromTheFuture))
 
+        // Identifiers holding a NUL byte (the state could not find such an object again): an
+        // object's, a member's, a reference's.
+        let nul = GlobalObjectKey(entity: "Book", gid: "nul\u{0}book")
+        let nulObject = try Self.file("nulobject", 907, model, payload: Self.payload(stampedBy: "nulobject", 907, [.insert(nul)]))
+        hostile.append((nulObject.0, nulObject.1, .corruptFile))
+        let nulMember = try Self.file("nulmember", 908, model, payload: Self.payload(stampedBy: "nulmember", 908, [
+            .insert(book), .member(book, relationship: "tags", member: "tag\u{0}", present: true)]))
+        hostile.append((nulMember.0, nulMember.1, .corruptFile))
+        let nulReference = try Self.file("nulref", 909, model, payload: Self.payload(stampedBy: "nulref", 909, [
+            .insert(book), .cell(book, property: "author", value: CellValue.reference("au\u{0}thor").encoded)]))
+        hostile.append((nulReference.0, nulReference.1, .corruptFile))
+
         let events = try CloudPath("TestEnsemble/events")
         for (name, data, _) in hostile { try await memory.upload(data, to: events.appending(name.cloudName)) }
         // A real edit goes up among them (its count sorts before some and after none of them).
@@ -83,5 +96,22 @@ import Testing
         #expect(try await b.count("Book") == 0)
         let name = try await b.context.perform { try b.context.first("Author", "uniqueIdentifier", .string("real"))?.primitiveValue(forKey: "name") }
         #expect(name == .string("Real, renamed"))
+    }
+
+    /// An identifier attribute holding a NUL byte cannot name the object in the state: the
+    /// object syncs under a random identifier instead, and arrives whole.
+    @Test func anIdentifierWithANulByteSyncsUnderARandomOne() async throws {
+        let (a, b) = try await SyncPeer.pair(MemoryCloudFileSystem())
+        try await a.edit { try $0.make("Author", ["uniqueIdentifier": "nul\u{0}byte", "name": "Nul"]) }
+        try await a.ensemble.attach()
+        try await b.ensemble.attach()
+        try await b.ensemble.sync()
+        let arrived = try await b.objects("Author", where: "uniqueIdentifier", is: .string("nul\u{0}byte"))
+        #expect(arrived.count == 1)
+        #expect(try await a.dump() == b.dump())
+        for peer in [a, b] {
+            let gids = try await peer.ensemble.requireState().read { tx in try Data.fetchAll(tx.db, sql: "SELECT CAST(gid AS BLOB) FROM objects WHERE entity = 'Author'") }
+            #expect(gids.count == 1 && gids.allSatisfy { !$0.contains(0) }, "on \(peer.name): the identifier is not the attribute's")
+        }
     }
 }

@@ -191,6 +191,13 @@ extension Ensemble {
     }
 
     /// Refuses records this peer can't merge faithfully (see ``validate(_:of:path:)``).
+    /// A global identifier is text without NUL bytes: SQLite's text functions stop at one, so
+    /// the state could not find the object again (a merge would write it for ever).
+    static func checkIdentifier(_ gid: String, path: String) throws(SyncError) {
+        guard gid.utf8.contains(0) else { return }
+        throw SyncError(.corruptFile, "an object's identifier holds a NUL byte", path: path)
+    }
+
     func validate(_ records: [StampedRecord], of header: ChangeFileHeader, path: String) throws(SyncError) {
         for stamped in records {
             if header.kind == .events, stamped.stamp.peer != header.peer.rawValue || stamped.stamp.lamport != Int64(header.lamport) {
@@ -200,6 +207,7 @@ extension Ensemble {
             guard model.entities[record.object.entity] != nil else {
                 throw SyncError(.modelMismatch, "the file names an entity this model lacks: \(record.object.entity)", path: path)
             }
+            try Self.checkIdentifier(record.object.gid, path: path)
             switch record {
             case .cell(let key, let property, let value):
                 switch model.property(property, of: key.entity) {
@@ -208,14 +216,19 @@ extension Ensemble {
                         throw SyncError(.modelMismatch, "\(key.entity).\(property) holds a value of another type", path: path)
                     }
                 case .toOne?, .toMany?:
-                    guard CellValue.decode(value, attribute: nil) != nil else { throw SyncError(.corruptFile, "\(key.entity).\(property) holds no reference", path: path) }
+                    switch CellValue.decode(value, attribute: nil) {
+                    case .reference(let gid)?: if let gid { try Self.checkIdentifier(gid, path: path) }
+                    case .order(let gids)?: for gid in gids { try Self.checkIdentifier(gid, path: path) }
+                    default: throw SyncError(.corruptFile, "\(key.entity).\(property) holds no reference", path: path)
+                    }
                 case nil:
                     throw SyncError(.modelMismatch, "the file names a property this model lacks: \(key.entity).\(property)", path: path)
                 }
-            case .member(let key, let relationship, _, _):
+            case .member(let key, let relationship, let member, _):
                 guard case .toMany? = model.property(relationship, of: key.entity) else {
                     throw SyncError(.modelMismatch, "the file names a to-many this model lacks: \(key.entity).\(relationship)", path: path)
                 }
+                try Self.checkIdentifier(member, path: path)
             case .insert, .delete:
                 break
             }

@@ -183,9 +183,11 @@ private struct Diff {
         return GlobalObjectKey(entity: entity, gid: newGlobalID())
     }
 
+    /// The identifier attribute's value as a global identifier, if it can be one (text
+    /// without NUL bytes, which the state could not look up: such an object gets a random one).
     static func identifierText(_ value: PropertyValue) -> String? {
         switch value {
-        case .string(let v) where !v.isEmpty: v
+        case .string(let v) where !v.isEmpty && !v.utf8.contains(0): v
         case .uuid(let v): v.uuidString.lowercased()
         case .integer(let v): String(v)
         case .url(let v): v.absoluteString
