@@ -98,6 +98,35 @@ import Testing
         #expect(title == expected)
     }
 
+    /// After `obtainPermanentIDs(for:)` the object was promised its own row: a collision is a
+    /// conflict under every policy, and nothing is written (it kept a permanent ID for a row the
+    /// save never wrote under store-trump, and failed under object-trump).
+    @Test(arguments: [MergePolicy.mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite, .rollback])
+    func aUniqueCollisionAfterObtainingAPermanentIDIsAConflict(policy: MergePolicy) async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, first) = try await makeStore(dir)
+        try await first.perform {
+            let note = first.insert(Note.self); note.uniqueIdentifier = "server-42"; note.title = "v1"
+            try first.save()
+        }
+        let importer = ObjectContext(.privateQueue, coordinator: coordinator)
+        let code = try await importer.perform { () -> StrataError.Code? in
+            importer.mergePolicy = policy
+            let note = importer.insert(Note.self); note.uniqueIdentifier = "server-42"; note.title = "v2"
+            do {
+                try importer.obtainPermanentIDs(for: [note])
+                try importer.save()
+                return nil
+            } catch {
+                return (error as? StrataError)?.code
+            }
+        }
+        #expect(code == .conflict)
+        let rows = try coordinator.database.read { try Row.fetchAll($0, sql: "SELECT _id, title FROM Note") }
+        #expect(rows.count == 1)
+        #expect(rows.first?["title"] == "v1")
+    }
+
     @Test func importByUniqueIdentifierIsIdempotent() async throws {
         let dir = TemporaryDirectory()
         let (_, context) = try await makeStore(dir)

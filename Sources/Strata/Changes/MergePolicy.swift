@@ -12,7 +12,9 @@
 /// An insert that collides with a stored unique value is a conflict too: `.error` reports it;
 /// `.mergeByPropertyObjectTrump` and `.overwrite` update the existing row with our values (an
 /// idempotent import by unique identifier); `.mergeByPropertyStoreTrump` and `.rollback`
-/// take the existing row as it is. Either way our object becomes that row.
+/// take the existing row as it is. Either way our object becomes that row — unless its ID was
+/// made permanent before the save (``ObjectContext/obtainPermanentIDs(for:)``): it was promised
+/// its own row, so the collision is a `.conflict` error under every policy.
 ///
 /// For example:
 /// ```swift

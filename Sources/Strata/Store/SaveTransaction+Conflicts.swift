@@ -92,6 +92,10 @@ extension SaveTransaction {
     /// values under object-trump and overwrite, taken as it is under store-trump and rollback.
     /// Returns false when it cannot (the caller reports the conflict).
     func adoptExistingRow(for change: ObjectChange, at position: Int, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws -> Bool {
+        // An object whose ID was made permanent before the save (`obtainPermanentIDs(for:)`)
+        // was promised its own row, and others may already name it by that ID: it cannot become
+        // another row, so the collision is a conflict under every policy.
+        guard change.id.isTemporary else { return false }
         let entity = change.id.entity
         for (i, attribute) in entity.attributes.enumerated() where attribute.isUnique && !change.values[i].isNull {
             // Only a row of the same entity can become the inserted object (a hierarchy's table

@@ -322,7 +322,8 @@ struct StoreMaterializer: Sendable {
             context.rollback()
             throw error
         }
-        // Read after the save: an insert that met a stored unique value became that row.
+        // Read after the save (the reserved rows: with permanent IDs obtained before it, an
+        // insert that meets a stored unique value is a conflict, not that row).
         written.created = created.compactMap { key, object in object.objectID.primaryKey.map { (key, $0) } }
         written.kept = Set(objects.values.map(\.objectID))
         return written
