@@ -10,9 +10,10 @@ import Strata
 /// New objects' rows are reserved first and the reservations written to the state; the state
 /// takes the rows, marks the piece's objects clean and forgets the reservations after the
 /// piece's save, in one transaction. A crash between the two is repaired by
-/// ``recoverPending(coordinator:)`` before the next merge: a reserved row the store has is
-/// confirmed, one it lacks is forgotten (its object is still dirty and is inserted again); the
-/// pieces not yet saved are still dirty.
+/// ``recoverPending(coordinator:)`` before the next export and merge: a reserved row the save
+/// made (the store has it, or its history shows it inserted and the app deleted it since) is
+/// confirmed, one it never made is forgotten (its object is still dirty and is inserted
+/// again); the pieces not yet saved are still dirty.
 ///
 /// A relationship to an object of a later piece (not in the store yet) is left out of its
 /// piece: that object's own piece sets the link from its side, through the inverse.
@@ -149,7 +150,7 @@ struct StoreMaterializer: Sendable {
         guard !pending.isEmpty else { return }
         let model = self.model
         let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "strata.sync.recovery")
-        let found: Set<GlobalObjectKey>
+        var found: Set<GlobalObjectKey>
         do {
             found = try await context.perform {
                 var found: Set<GlobalObjectKey> = []
@@ -162,6 +163,13 @@ struct StoreMaterializer: Sendable {
         } catch {
             throw SyncError(.storeFailure, "the store could not be read to recover an interrupted merge: \(error)", underlying: error as? StrataError)
         }
+        // A row the merge's save made and the app deleted since is gone too, but that save
+        // happened: its object takes the row, so the export that follows sends the delete
+        // instead of the object coming back. The history not exported yet tells.
+        let saved = try rowsInsertedByMerges(coordinator: coordinator)
+        for (key, row) in pending where !found.contains(key) {
+            if let entity = model.entities[key.entity]?.entity, saved.contains(ObjectID(entity: entity, primaryKey: row)) { found.insert(key) }
+        }
         try state.write { tx in
             // Either way the object stays dirty: the next pass writes it (again).
             for (key, row) in pending {
@@ -173,6 +181,23 @@ struct StoreMaterializer: Sendable {
             let made = pending.map(\.0).filter(found.contains)
             try tx.resolveDanglingLinks(to: model.referenceKeys(made))
             _ = try Self.relinkSharedIdentifiers(made, model: model, tx)
+        }
+    }
+
+    /// The rows that merges' saves inserted in the store's history after the last export.
+    private func rowsInsertedByMerges(coordinator: StoreCoordinator) throws(SyncError) -> Set<ObjectID> {
+        var token = try state.read { tx in try tx.meta("historyToken", as: Int64.self) }.map(HistoryToken.init(rawValue:))
+        var rows: Set<ObjectID> = []
+        while true {
+            let transactions: [HistoryTransaction]
+            do { transactions = try coordinator.history(after: token, limit: 2_000) } catch {
+                throw SyncError(.storeFailure, "the store's history could not be read to recover an interrupted merge: \(error)", underlying: error)
+            }
+            guard let last = transactions.last else { return rows }
+            for transaction in transactions where transaction.author == Self.author {
+                for change in transaction.changes where change.operation == .insert { rows.insert(change.objectID) }
+            }
+            token = last.token
         }
     }
 
