@@ -6,8 +6,8 @@ import Testing
 /// A unique attribute that is not the identifier (docs/sync.md, rule 10): two devices each
 /// make a contact with one unique e-mail. The peers that receive the second cannot save it
 /// (`mergeFailed`, never a damaged state) until a device changes one e-mail; then every peer
-/// converges with both. (Before the materializer refused it, the device holding one contact
-/// took the other's insert as that row, reported success and never had the second contact.)
+/// converges with both. (Before, the device holding one contact took the other's insert as
+/// that row, reported success and never had the second contact.)
 /// With the e-mail as the identifier, the two are one object.
 @Suite struct SyncUniqueAttributeTests {
     static func model() throws -> ObjectModel {
@@ -57,6 +57,23 @@ import Testing
             let other = try await peer.dump()
             #expect(other == dump, "\(peer.name): \(other)\n a: \(dump)")
         }
+    }
+
+    /// A device gives its contact another e-mail and makes a new contact with the old one:
+    /// a peer that stored the first contact receives both changes in one piece, and its save
+    /// frees the value before taking it again.
+    @Test func aValueFreedAndTakenInOneMergeConverges() async throws {
+        let peers = try await Self.peers(identifiers: .attribute("uniqueIdentifier"))
+        try await peers[1].edit { try $0.first("Contact", "uniqueIdentifier", .string("b1"))!.setValue("z@example.com", forKey: "email") }
+        #expect(await Self.rounds(peers).isEmpty)
+        try await peers[0].edit { context in
+            try context.first("Contact", "uniqueIdentifier", .string("a1"))!.setValue("y@example.com", forKey: "email")
+            try context.make("Contact", ["uniqueIdentifier": "a2", "email": "x@example.com", "name": "new"])
+        }
+        #expect(await Self.rounds(peers).isEmpty)
+        for peer in peers { #expect(try await peer.count("Contact") == 3, "on \(peer.name)") }
+        let dump = try await peers[0].dump()
+        for peer in peers.dropFirst() { #expect(try await peer.dump() == dump) }
     }
 
     @Test func theUniqueAttributeAsTheIdentifierMakesTheTwoOne() async throws {

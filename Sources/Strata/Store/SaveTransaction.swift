@@ -49,9 +49,17 @@ struct SaveTransaction {
         try assignKeys(db, &outcome)
         var conflicts: [SaveConflict] = []
         let statements = Statements()
-        for (position, change) in batch.inserted.enumerated() { try insertRow(change, at: position, db, &outcome, statements) }
+        // An insert that meets a stored unique value waits until the updates and deletes are
+        // written: one of them may free the value (a row given another value, or deleted, in
+        // this very save). Foreign keys are checked at commit, so the order is free.
+        let mayFreeValues = !batch.updated.isEmpty || !batch.deleted.isEmpty
+        var waiting: [(position: Int, change: ObjectChange)] = []
+        for (position, change) in batch.inserted.enumerated() {
+            if try !insertRow(change, at: position, db, &outcome, statements, waitsOnCollision: mayFreeValues) { waiting.append((position, change)) }
+        }
         for change in batch.updated { try updateRow(change, db, &outcome, &conflicts, statements) }
         for deletion in batch.deleted { try deleteRow(deletion, db, &outcome, &conflicts) }
+        for (position, change) in waiting { _ = try insertRow(change, at: position, db, &outcome, statements, waitsOnCollision: false) }
         // After every delete, so rows deleted by this save (a cascade) are not touched first.
         for deletion in batch.deleted where !outcome.undeleted.contains(deletion.id) && !deletion.id.isTemporary {
             for relationship in deletion.id.entity.relationships {
@@ -101,7 +109,11 @@ struct SaveTransaction {
 
     // MARK: Rows
 
-    private func insertRow(_ change: ObjectChange, at insertIndex: Int, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws {
+    /// Writes an inserted object's row. On a stored unique value, returns false when
+    /// `waitsOnCollision` (the caller tries again after the save's updates and deletes); else
+    /// the merge policy adopts that row or the collision is a conflict.
+    private func insertRow(_ change: ObjectChange, at insertIndex: Int, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements,
+                           waitsOnCollision: Bool) throws -> Bool {
         let entity = change.id.entity
         let statement: Statement
         if let cached = statements.inserts[entity.index] {
@@ -123,9 +135,11 @@ struct SaveTransaction {
         }
         do {
             try RawStatement.execute(statement, db)
+            return true
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY || error.resultCode == .SQLITE_CONSTRAINT {
+            if waitsOnCollision, error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE { return false }
             let key = uniqueKey(in: error, entity: entity)
-            if policy != .error, try adoptExistingRow(for: change, at: insertIndex, db, &outcome, statements) { return }
+            if policy != .error, try adoptExistingRow(for: change, at: insertIndex, db, &outcome, statements) { return true }
             throw StrataError(.conflict, "Inserting \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
                               entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error,
                               conflicts: try uniqueCollisions(of: change, key: key, db))

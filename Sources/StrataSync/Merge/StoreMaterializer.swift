@@ -256,30 +256,6 @@ struct StoreMaterializer: Sendable {
         return referrers.isEmpty ? 0 : try tx.markDirty(entities: referrers.sorted())
     }
 
-    /// Refuses the piece (rule 10: `mergeFailed`) when a new object's unique attribute holds a
-    /// value that another object in the store keeps after this save. The save itself would let
-    /// the insert become that object's row (the merge policy takes a stored row as it is), and
-    /// two global identifiers would then name one row: the state cannot record that, and the
-    /// device would silently lack the object. One query per unique attribute and 500 values.
-    private static func refuseTakenUniqueValues(of created: [ManagedObject], in context: ObjectContext) throws {
-        let byEntity = Dictionary(grouping: created, by: { ObjectIdentifier($0.entity) })
-        for objects in byEntity.values {
-            guard let entity = objects.first?.entity else { continue }
-            let mine = Set(objects.map(ObjectIdentifier.init))
-            for attribute in entity.attributes where attribute.isUnique && !attribute.isDerived {
-                let values = objects.map { $0.primitiveValue(forKey: attribute.name) }.filter { !$0.isNull }
-                for start in stride(from: 0, to: values.count, by: 500) {
-                    let chunk = Array(values[start..<min(start + 500, values.count)])
-                    let request = FetchRequest<ManagedObject>(entityName: entity.name, predicate: try ObjectPredicate("%K IN %@", attribute.name, chunk))
-                    // Pending changes count: a stored object this piece gives another value does not keep it.
-                    if let holder = try context.fetch(request).first(where: { !mine.contains(ObjectIdentifier($0)) }) {
-                        throw SyncError(.mergeFailed, "a merged \(entity.name) takes the unique \(attribute.name) value of \(holder.objectID) in the store; change one of the two and sync again")
-                    }
-                }
-            }
-        }
-    }
-
     private struct Written: Sendable {
         var created: [(GlobalObjectKey, Int64)] = []
         var deleted: [GlobalObjectKey] = []
@@ -341,7 +317,6 @@ struct StoreMaterializer: Sendable {
             written.deleted.append(item.key)
         }
         do {
-            try refuseTakenUniqueValues(of: created.map(\.1), in: context)
             try context.save()
         } catch {
             context.rollback()
