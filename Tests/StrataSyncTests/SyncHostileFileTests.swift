@@ -98,6 +98,27 @@ import Testing
         #expect(name == .string("Real, renamed"))
     }
 
+    /// A baseline whose records carry a stamp naming no peer (a space, a NUL byte) is skipped as
+    /// `corruptFile`: stamps must compare alike as bytes and as strings, and read back whole.
+    @Test func aBaselineWithAStampNamingNoPeerIsSkipped() async throws {
+        let model = try SyncTestModel.make()
+        let memory = MemoryCloudFileSystem()
+        let a = try await SyncPeer("a", cloud: memory, model: model)
+        try await a.ensemble.attach()
+        let author = GlobalObjectKey(entity: "Author", gid: "forged")
+        for (lamport, peer) in [(UInt64(950), "bad peer"), (951, "nul\u{0}peer")] {
+            let header = try ChangeFileHeader(lamport: lamport, peer: try PeerID("forger"), kind: .baseline,
+                                              modelVersion: String(model.versionHash.prefix(ChangeFileHeader.maxModelVersionLength)))
+            let stamp = Stamp(lamport: Int64(lamport), milliseconds: 1_700_000_000_000, peer: peer)
+            let payload = EventPayload(sequence: 0, coverage: [], records: [StampedRecord(stamp: stamp, record: .insert(author))]).encoded()
+            try await memory.upload(ChangeFile(header: header, payload: payload).encoded(), to: try CloudPath("TestEnsemble/baselines").appending(header.fileName.cloudName))
+        }
+        let report = try await a.ensemble.sync()
+        #expect(report.skippedFiles.count == 2, "\(report.skippedFiles.map(\.path))")
+        #expect(report.skippedFiles.allSatisfy { $0.error.code == .corruptFile })
+        #expect(!(try await a.dump()).contains("forged"))
+    }
+
     /// An identifier attribute holding a NUL byte cannot name the object in the state: the
     /// object syncs under a random identifier instead, and arrives whole.
     @Test func anIdentifierWithANulByteSyncsUnderARandomOne() async throws {

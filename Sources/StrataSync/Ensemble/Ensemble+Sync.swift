@@ -203,6 +203,11 @@ extension Ensemble {
             if header.kind == .events, stamped.stamp.peer != header.peer.rawValue || stamped.stamp.lamport != Int64(header.lamport) {
                 throw SyncError(.corruptFile, "an event file's record carries a stamp of another peer or count", path: path)
             }
+            // A baseline carries every peer's stamps: each must name a peer (ASCII letters, digits
+            // and '-'), so stamps compare alike by bytes and as strings, and read back whole.
+            if header.kind != .events, !PeerID.isValid(stamped.stamp.peer) {
+                throw SyncError(.corruptFile, "a baseline's record carries a stamp that names no peer", path: path)
+            }
             let record = stamped.record
             guard model.entities[record.object.entity] != nil else {
                 throw SyncError(.modelMismatch, "the file names an entity this model lacks: \(record.object.entity)", path: path)
