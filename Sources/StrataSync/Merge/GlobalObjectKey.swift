@@ -16,13 +16,7 @@ struct GlobalObjectKey: Hashable, Comparable, Sendable {
     }
 
     func hash(into hasher: inout Hasher) {
-        Self.combine(entity, into: &hasher)
-        Self.combine(gid, into: &hasher)
-    }
-
-    private static func combine(_ text: String, into hasher: inout Hasher) {
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        hasher.combine(0xFF as UInt8)   // not a UTF-8 byte: ("ab", "c") and ("a", "bc") differ
+        ByteIdentifier.combine(entity, into: &hasher)
+        ByteIdentifier.combine(gid, into: &hasher)
     }
 }

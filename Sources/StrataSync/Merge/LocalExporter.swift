@@ -223,11 +223,11 @@ private struct Diff {
             var local: [String] = []
             for member in values.toManys[relationship.name] ?? [] { if let g = try gid(of: member) { local.append(g) } }
             let stored = try tx.members(of: global, relationship: relationship.name)
-            let localSet = Set(local)
-            for member in local where !stored.contains(member) {
+            let localSet = Set(local.map(ByteIdentifier.init))
+            for member in local where !stored.contains(ByteIdentifier(member)) {
                 emit(.member(global, relationship: relationship.name, member: member, present: true))
             }
-            for member in stored.sorted() where !localSet.contains(member) {
+            for member in stored.map(\.text).sorted(by: UTF8Order.precedes) where !localSet.contains(ByteIdentifier(member)) {
                 // A member the state holds but that is itself deleted is already gone: its
                 // link comes back if it is inserted again.
                 if try tx.target(member, kinds: model.kinds(of: relationship.destination)) != nil {

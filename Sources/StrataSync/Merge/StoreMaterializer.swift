@@ -129,11 +129,11 @@ struct StoreMaterializer: Sendable {
                     let present = members[relationship.name] ?? []
                     var order: [String] = []
                     if relationship.isOrdered, let bytes = cells[relationship.name], case .order(let listed)? = CellValue.decode(bytes, attribute: nil) {
-                        var seen: Set<String> = []
-                        order = listed.filter { present.contains($0) && seen.insert($0).inserted }
+                        var seen: Set<ByteIdentifier> = []
+                        order = listed.filter { present.contains(ByteIdentifier($0)) && seen.insert(ByteIdentifier($0)).inserted }
                     }
-                    let listed = Set(order)
-                    order += present.filter { !listed.contains($0) }.sorted(by: UTF8Order.precedes)
+                    let listed = Set(order.map(ByteIdentifier.init))
+                    order += present.filter { !listed.contains($0) }.map(\.text).sorted(by: UTF8Order.precedes)
                     let resolved = try order.compactMap { try link($0, in: relationship.destination) }
                     item.toManys.append((relationship.name, resolved, relationship.isOrdered))
                 }

@@ -118,23 +118,23 @@ struct StateTransaction {
     }
 
     /// The members of `key`'s to-many `relationship` whose latest record is a join.
-    func members(of key: GlobalObjectKey, relationship: String) throws -> Set<String> {
+    func members(of key: GlobalObjectKey, relationship: String) throws -> Set<ByteIdentifier> {
         try Set(String.fetchAll(db.cachedStatement(sql: "SELECT member FROM members WHERE entity = ? AND gid = ? AND relationship = ? AND present = 1"),
-                                arguments: [key.entity, key.gid, relationship]))
+                                arguments: [key.entity, key.gid, relationship]).map(ByteIdentifier.init))
     }
 
     /// The next `limit` dirty objects after `cursor` (all of them from the start when `nil`),
     /// in global order, with what the state says of each, its cells and its present members:
     /// four statements per piece, whatever its size. Runs in a write transaction (the piece's
     /// keys go to a temporary table of this connection).
-    func dirtyObjectsWithValues(after cursor: GlobalObjectKey?, limit: Int) throws -> [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<String>])] {
+    func dirtyObjectsWithValues(after cursor: GlobalObjectKey?, limit: Int) throws -> [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<ByteIdentifier>])] {
         try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS piece (entity TEXT NOT NULL, gid TEXT NOT NULL, PRIMARY KEY (entity, gid)) WITHOUT ROWID")
         try db.execute(sql: "DELETE FROM temp.piece")
         // The partial index objects_dirty_keys serves the range and the order.
         try db.execute(sql: """
             INSERT INTO temp.piece SELECT entity, gid FROM objects WHERE dirty = 1 AND (entity, gid) > (?, ?) ORDER BY entity, gid LIMIT ?
             """, arguments: [cursor?.entity ?? "", cursor?.gid ?? "", limit])
-        var dirty: [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<String>])] = []
+        var dirty: [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<ByteIdentifier>])] = []
         dirty.reserveCapacity(limit)
         // CROSS JOIN keeps the order: the piece's keys first (in key order), then their rows by key.
         let objects = RawBinding(try db.cachedStatement(sql: """
@@ -159,7 +159,7 @@ struct StateTransaction {
         while try members.step(db) {
             if position.isEmpty { position = Dictionary(uniqueKeysWithValues: dirty.indices.map { (dirty[$0].0, $0) }) }
             guard let index = position[GlobalObjectKey(entity: members.text(0), gid: members.text(1))] else { continue }
-            dirty[index].members[members.text(2), default: []].insert(members.text(3))
+            dirty[index].members[members.text(2), default: []].insert(ByteIdentifier(members.text(3)))
         }
         return dirty
     }
