@@ -97,6 +97,14 @@ import Testing
         #expect(result.detail.contains("(its own process;"), "\(result.detail)")
     }
 
+    /// A child that fails is the run's error, with its status: never a figure read from nothing.
+    @Test func aFailingChildProcessFailsTheRun() async throws {
+        let error = await #expect(throws: SandboxError.self) {
+            _ = try await Self.run(.hybrid, objects: 20, peers: 2, probeExecutable: URL(fileURLWithPath: "/bin/false"))
+        }
+        #expect(error?.description.contains("exited with status 1") == true, "\(String(describing: error))")
+    }
+
     @Test func twoPeersAreEnough() async throws {
         let result = try await Self.run(.mainContext, objects: 120, peers: 2)
         #expect(result.check == "ok", "\(result.check)")

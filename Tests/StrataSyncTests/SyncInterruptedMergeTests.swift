@@ -144,7 +144,7 @@ import Testing
             try tx.setLocalKey(existing, 3)
             try tx.reserve(done, localKey: 1)
             try tx.reserve(deferred, localKey: 2)
-            // The save made `done` row 5 (its insert met a stored unique value).
+            // `done` settles at another row than it reserved: settling takes the row it is given.
             try tx.settle(created: [(done, 5), (deferred, 2)], clean: [done, existing])
         }
         func row(_ key: GlobalObjectKey) throws -> (Int64?, Bool) {

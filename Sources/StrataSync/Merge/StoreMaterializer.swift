@@ -165,7 +165,9 @@ struct StoreMaterializer: Sendable {
         }
         // A row the merge's save made and the app deleted since is gone too, but that save
         // happened: its object takes the row, so the export that follows sends the delete
-        // instead of the object coming back. The history not exported yet tells.
+        // instead of the object coming back. The history not exported yet tells. (The rows
+        // read above still count on their own: if the app pruned that history, a row the
+        // store has must not be inserted a second time.)
         let saved = try rowsInsertedByMerges(coordinator: coordinator)
         for (key, row) in pending where !found.contains(key) {
             if let entity = model.entities[key.entity]?.entity, saved.contains(ObjectID(entity: entity, primaryKey: row)) { found.insert(key) }
@@ -322,9 +324,9 @@ struct StoreMaterializer: Sendable {
             context.rollback()
             throw error
         }
-        // Read after the save (the reserved rows: with permanent IDs obtained before it, an
-        // insert that meets a stored unique value is a conflict, not that row).
-        written.created = created.compactMap { key, object in object.objectID.primaryKey.map { (key, $0) } }
+        // The reserved rows: an object given its permanent ID before the save cannot become
+        // another row (a stored unique value it meets is a conflict).
+        written.created = reserved
         written.kept = Set(objects.values.map(\.objectID))
         return written
     }

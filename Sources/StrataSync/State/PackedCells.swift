@@ -50,9 +50,9 @@ struct PackedCells {
 
     var isEmpty: Bool { entries.isEmpty }
 
-    /// The cell of `property`, if it has one.
+    /// The cell of `property`, if it has one (names compared by their bytes, as ``merge(_:value:stamp:)`` does).
     subscript(property: String) -> Cell? {
-        entries.first { $0.property == property }?.cell
+        entries.first { UTF8Order.compare($0.property, property) == 0 }?.cell
     }
 
     /// Sets `property` to `value` if `stamp` is newer than the cell's (or it has none).

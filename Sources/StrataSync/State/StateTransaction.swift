@@ -85,9 +85,9 @@ struct StateTransaction {
         try db.execute(sql: "DELETE FROM reserved")
     }
 
-    /// Records a merge's save: `created`'s objects have their rows (the save's final ones: an
-    /// insert that met a stored unique value became that row), `clean`'s objects are up to date
-    /// in the store, and no reservation is left. One write of each object's row.
+    /// Records a merge's save: `created`'s objects have their rows, `clean`'s objects are up to
+    /// date in the store (a created object left out of it keeps its row and stays dirty), and
+    /// no reservation is left. One write of each object's row.
     func settle(created: [(GlobalObjectKey, Int64)], clean: [GlobalObjectKey]) throws {
         let cleanKeys = Set(clean)
         let createdKeys = Set(created.map(\.0))
