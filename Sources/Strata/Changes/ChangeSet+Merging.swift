@@ -18,6 +18,16 @@ extension ChangeSet {
         result.permanentIDs.merge(later.permanentIDs) { _, new in new }
         result.versions.merge(later.versions) { max($0, $1) }
         result.isUnsaved = isUnsaved || later.isUnsaved
+        // A carried row follows the later changes of its object (or is dropped when it cannot:
+        // the merge then reads the object from the store).
+        if !result.insertedRows.isEmpty {
+            for (id, values) in later.updated {
+                guard let row = result.insertedRows[id] else { continue }
+                result.insertedRows[id] = row.applying(values, of: id.entity, version: later.versions[id])
+            }
+            for id in later.deleted { result.insertedRows[id] = nil }
+        }
+        result.insertedRows.merge(later.insertedRows) { _, new in new }
         return result
     }
 }

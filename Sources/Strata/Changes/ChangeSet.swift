@@ -34,6 +34,11 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     /// }
     /// ```
     public internal(set) var isUnsaved = false
+    /// The rows a store save wrote for the inserted objects, as SQLite now holds them, by
+    /// permanent ID: a context merging the change set fills its faults of these objects from
+    /// them instead of reading SQLite (see ``ObjectContext/merge(_:)``). Only inserts that
+    /// nothing else in the change set touches carry one; not part of equality.
+    var insertedRows: [ObjectID: SavedRow] = [:]
 
     /// Creates a change set.
     public init(inserted: Set<ObjectID> = [], updated: [ObjectID: [String: PropertyValue]] = [:], deleted: Set<ObjectID> = [],
@@ -50,6 +55,22 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
 
     /// Every object the change set touches.
     public var allObjectIDs: Set<ObjectID> { inserted.union(updated.keys).union(deleted) }
+
+    /// Change sets are equal when they report the same changes (the rows they carry for
+    /// merging are not compared).
+    public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
+        lhs.inserted == rhs.inserted && lhs.updated == rhs.updated && lhs.deleted == rhs.deleted
+            && lhs.permanentIDs == rhs.permanentIDs && lhs.versions == rhs.versions && lhs.isUnsaved == rhs.isUnsaved
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(inserted)
+        hasher.combine(updated)
+        hasher.combine(deleted)
+        hasher.combine(permanentIDs)
+        hasher.combine(versions)
+        hasher.combine(isUnsaved)
+    }
 
     public var description: String {
         "ChangeSet(inserted: \(inserted.count), updated: \(updated.count), deleted: \(deleted.count))"

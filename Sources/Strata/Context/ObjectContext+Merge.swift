@@ -77,7 +77,15 @@ extension ObjectContext {
         }
         // Loaded to-manys that may have gained inserted objects read again when next touched.
         if !changes.inserted.isEmpty { invalidateToMany(towards: Set(changes.inserted.flatMap { $0.entity.selfAndSuperentityIndexes(in: model) })) }
-        publish(changes)
+        // Observers (a fetched results controller placing the new objects) fault the new
+        // objects in from the rows the save wrote, not from SQLite (see `fireFault`).
+        if !changes.insertedRows.isEmpty, stalenessInterval != 0 {
+            mergedRows = changes.insertedRows
+            defer { mergedRows = [:] }   // a merge an observer starts meanwhile clears them too
+            publish(changes)
+        } else {
+            publish(changes)
+        }
     }
 
     /// Drops deleted objects: out of the context, and out of every loaded relationship of

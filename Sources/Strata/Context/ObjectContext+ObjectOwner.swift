@@ -17,6 +17,10 @@ extension ObjectContext: ObjectOwner {
             if let member = registry[id], member.lifecycle.isFault { faults.append(member) }
         }
         if faults.isEmpty { faults = [object] }
+        // Rows a merge being reported carries are the store's: taken unless an ancestor may
+        // hold unsaved changes of the entity (then the parent's view is the one to read).
+        if !mergedRows.isEmpty, !source.ancestorsMayHavePending(entity) { faults = fillFromMerge(faults) }
+        guard !faults.isEmpty else { return }
         do {
             let rows = try source.rows(of: entity, ids: faults.map(\.objectID), staleness: stalenessInterval)
             if rows.count == faults.count, rows.indices.allSatisfy({ rows[$0].id == faults[$0].objectID }) {
@@ -39,6 +43,23 @@ extension ObjectContext: ObjectOwner {
         } catch {
             for fault in faults { markMissing(fault, error) }
         }
+    }
+
+    /// Fills the faults whose rows the merge being reported carries (``mergedRows``); returns
+    /// the others.
+    private func fillFromMerge(_ faults: [ManagedObject]) -> [ManagedObject] {
+        var others: [ManagedObject] = []
+        var filled: [ManagedObject] = []
+        for fault in faults {
+            if let row = mergedRows[fault.objectID] {
+                fill(fault, with: RowSnapshot(row, id: fault.objectID))
+                filled.append(fault)
+            } else {
+                others.append(fault)
+            }
+        }
+        for fault in filled where !fault.lifecycle.isFault { fault.awakeFromFetch() }
+        return others
     }
 
     /// A fault whose row cannot be read: it gets default values and the error, which

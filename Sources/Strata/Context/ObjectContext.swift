@@ -99,6 +99,10 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// one-to-one read later find the loaded inverse sides it must agree with (see
     /// `ObjectContext+Inverses.swift`). Filed in ``pointerLog`` first, folded in here on demand.
     @exclusivity(unchecked) var pointers: [InverseLinkKey: Set<ManagedObject>] = [:]
+    /// While a merge tells its observers about a change set: the rows it carries for the
+    /// objects it inserted (``ChangeSet/insertedRows``), from which faults of those objects
+    /// fill without reading the store. Empty otherwise.
+    @exclusivity(unchecked) var mergedRows: [ObjectID: SavedRow] = [:]
     /// Loaded to-ones not yet folded into ``pointers``.
     @exclusivity(unchecked) var pointerLog: [PointerNote] = []
     /// The construction record reused for inserted and fetched objects and faults (one

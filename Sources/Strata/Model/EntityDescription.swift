@@ -49,6 +49,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let requiredToOneSlots: [Int]
     /// Whether each relationship (by slot) is to-many.
     @usableFromInline let relationshipIsToMany: [Bool]
+    /// Whether some attribute is derived (the store computes its value).
+    let hasDerivedAttributes: Bool
     /// The table's columns after `_id` and `_version`, in order.
     let columns: [Column]
     /// Every attribute's default value by slot: a new object's storage starts as a copy of it.
@@ -116,6 +118,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.attributeIsOptional = attributes.map(\.isOptional)
         self.requiredToOneSlots = relationships.indices.filter { !relationships[$0].isOptional && !relationships[$0].isToMany }
         self.relationshipIsToMany = relationships.map(\.isToMany)
+        self.hasDerivedAttributes = attributes.contains(where: \.isDerived)
         self.defaultAttributeValues = attributes.map(\.defaultValue)
         self.attributeTransformers = attributes.map(\.transformer)
         var columns: [Column] = attributes.indices.map { .attribute($0) }

@@ -61,6 +61,7 @@ struct SaveOutcome: Sendable {
     /// What the save changed, as other contexts and observers receive it.
     func changeSet(for batch: ChangeBatch) -> ChangeSet {
         var changes = ChangeSet()
+        changes.insertedRows.reserveCapacity(batch.inserted.count)
         let anyVersions = !versions.isEmpty
         for (change, key) in zip(batch.inserted, insertedKeys) {
             var permanent = change.id
@@ -70,6 +71,12 @@ struct SaveOutcome: Sendable {
             }
             if anyVersions, let version = versions[change.id] { changes.versions[permanent] = version }  // rows start at 1: not listed
             changes.inserted.insert(permanent)
+            // The new row as written, for contexts that merge the change set: not for an
+            // insert that became an existing row (its row is the stored one).
+            if !permanent.isTemporary, versions[change.id] == nil, refreshed[change.id] == nil,
+               let row = SavedRow(inserted: change, outcome: self) {
+                changes.insertedRows[permanent] = row
+            }
         }
         for change in batch.updated where !vanished.contains(change.id) {
             var values = change.changedValues
@@ -108,6 +115,12 @@ struct SaveOutcome: Sendable {
         // relationships (a folder whose note count changed); new objects carry theirs in the
         // saving context only, as a change set's inserts carry no values.
         if !derived.isEmpty { changes.addDerivedValues(derived) }
+        // A carried row is the insert alone: one the save also updated (a reference cleared,
+        // a derived value) is read from the store instead.
+        if !changes.insertedRows.isEmpty, !changes.updated.isEmpty || !changes.deleted.isEmpty {
+            for id in changes.updated.keys { changes.insertedRows[id] = nil }
+            for id in changes.deleted { changes.insertedRows[id] = nil }
+        }
         return changes
     }
 }

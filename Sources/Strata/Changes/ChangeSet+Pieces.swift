@@ -1,11 +1,15 @@
-import Strata
-
 extension ChangeSet {
     /// The change set cut into pieces of at most `size` objects, so that merging a large one
     /// into the main context happens in several short turns of the main queue instead of one
     /// long one. Each object's version goes with it; the permanent-ID map goes with the first
-    /// piece. A change set of at most `size` objects is returned whole.
-    func pieces(of size: Int) -> [ChangeSet] {
+    /// piece, and each inserted object's row (``insertedRows``) goes with it. A change set of at
+    /// most `size` objects is returned whole.
+    ///
+    /// For example (a stack merging an import into its main context):
+    /// ```swift
+    /// for piece in changes.pieces(of: 1_000) { main.performAndWait { main.merge(piece) } }
+    /// ```
+    package func pieces(of size: Int) -> [ChangeSet] {
         guard inserted.count + updated.count + deleted.count > size else { return [self] }
         var pieces: [ChangeSet] = []
         var current = ChangeSet(permanentIDs: permanentIDs)
@@ -23,7 +27,12 @@ extension ChangeSet {
         }
         for id in deleted { place(id) { $0.deleted.insert(id) } }
         for (id, values) in updated { place(id) { $0.updated[id] = values } }
-        for id in inserted { place(id) { $0.inserted.insert(id) } }
+        for id in inserted {
+            place(id) { piece in
+                piece.inserted.insert(id)
+                if let row = insertedRows[id] { piece.insertedRows[id] = row }
+            }
+        }
         if count > 0 { close() }
         return pieces
     }

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// A store save's change set carries the rows it wrote for its inserted objects
+/// (`ChangeSet.insertedRows`); a context merging it fills its faults of those objects from
+/// them while it tells its observers, instead of reading SQLite.
+@Suite struct MergedRowsTests {
+    /// A folder and a note (with a date that changes when it passes through seconds since
+    /// 1970, a transformable value and a to-one) saved on one coordinator; the change set.
+    private static func saveNote(in context: ObjectContext) async throws -> (note: ObjectID, folder: ObjectID, changes: ChangeSet) {
+        let received = Received<ChangeSet>()
+        let token = context.observeChanges { received.append($0) }
+        defer { token.cancel() }
+        let (note, folder) = try await context.perform { () throws -> (ObjectID, ObjectID) in
+            let folder = context.insert(Folder.self)
+            folder.name = "Inbox"
+            let note = context.insert(Note.self)
+            note.title = "saved"
+            note.created = Date(timeIntervalSinceReferenceDate: 123_456_789.123_456_7)
+            note.metadata = ["colour": "blue"]
+            note.rating = 4
+            note.folder = folder
+            try context.save()
+            return (note.objectID, folder.objectID)
+        }
+        let changes = try #require(received.all.first)
+        return (note, folder, changes)
+    }
+
+    @Test func aMergedInsertFillsFromTheSavedRowAsTheStoreHoldsIt() async throws {
+        let dir = TemporaryDirectory()
+        let (writer, importer) = try await makeStore(dir)
+        let (noteID, folderID, changes) = try await Self.saveNote(in: importer)
+        #expect(changes.insertedRows[noteID] != nil && changes.insertedRows[folderID] != nil)
+
+        // The rows change behind the merge: what the merge's observers read is the saved row,
+        // what is read after it is the store's.
+        _ = try writer.execute(BatchUpdateRequest(entityName: "Note", propertiesToUpdate: ["title": .string("changed behind")]))
+        _ = try writer.execute(BatchUpdateRequest(entityName: "Folder", propertiesToUpdate: ["name": .string("changed behind")]))
+
+        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let main = ObjectContext(.privateQueue, coordinator: ui)
+        let seen = Received<[PropertyValue]>()
+        let token = main.observeChanges { _ in
+            let note = main.object(with: noteID)
+            seen.append(["title", "created", "metadata", "rating", "folder"].map { note.primitiveValue(forKey: $0) })
+        }
+        try await main.perform { main.merge(changes) }
+        token.cancel()
+        let merged = try #require(seen.all.first)
+        #expect(merged[0] == .string("saved"))
+
+        // Every value is the one a fetch from the store gives (the date as SQLite returns it).
+        let fresh = ObjectContext(.privateQueue, coordinator: ui)
+        let stored = try await fresh.perform { () throws -> [PropertyValue] in
+            let note = try fresh.existingObject(with: noteID)
+            return ["title", "created", "metadata", "rating", "folder"].map { note.primitiveValue(forKey: $0) }
+        }
+        #expect(Array(merged.dropFirst()) == Array(stored.dropFirst()))
+        #expect(merged[4] == .objectID(folderID))
+
+        // After the merge, faults read the store again.
+        let folderName = try await main.perform { (main.object(with: folderID) as? Folder)?.name }
+        #expect(folderName == "changed behind")
+    }
+
+    @Test func aChildWhoseParentHoldsEditsOfTheEntityReadsThroughTheParent() async throws {
+        let dir = TemporaryDirectory()
+        let (writer, importer) = try await makeStore(dir)
+        let (noteID, _, changes) = try await Self.saveNote(in: importer)
+        _ = try writer.execute(BatchUpdateRequest(entityName: "Note", propertiesToUpdate: ["title": .string("changed behind")]))
+
+        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let parent = ObjectContext(.privateQueue, coordinator: ui)
+        try await parent.perform { _ = parent.insert(Note.self) }   // an unsaved note: the parent's view of notes may differ from the store's
+        let child = ObjectContext(.privateQueue, parent: parent)
+        let seen = Received<String>()
+        let token = child.observeChanges { _ in seen.append((child.object(with: noteID) as? Note)?.title ?? "") }
+        try await child.perform { child.merge(changes) }
+        token.cancel()
+        #expect(seen.all == ["changed behind"])   // the parent's answer, which is the store's
+    }
+
+    @Test func coalescedChangeSetsCarryTheRowWithItsLaterChanges() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        let received = Received<ChangeSet>()
+        let token = context.observeChanges { received.append($0) }
+        let id = try await context.perform { () throws -> ObjectID in
+            let note = context.insert(Note.self)
+            note.title = "first"
+            try context.save()
+            note.title = "second"
+            try context.save()
+            return note.objectID
+        }
+        let other = try await context.perform { () throws -> ObjectID in
+            let note = context.insert(Note.self)
+            try context.save()
+            context.delete(note)
+            try context.save()
+            return note.objectID
+        }
+        token.cancel()
+        let sets = received.all
+        #expect(sets.count == 4)
+        let combined = sets.dropFirst().reduce(sets[0]) { $0.merging($1) }
+        let row = try #require(combined.insertedRows[id])
+        let slot = try #require(testModel.entity(named: "Note")?.attributes.firstIndex { $0.name == "title" })
+        #expect(row.attributes[slot] == .string("second"))
+        #expect(row.version == 2)
+        #expect(combined.insertedRows[other] == nil)   // deleted later: no row
+        #expect(combined == sets.dropFirst().reduce(sets[0]) { $0.merging($1) })
+    }
+
+    @Test func piecesCarryTheRowsOfTheirInserts() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        let received = Received<ChangeSet>()
+        let token = context.observeChanges { received.append($0) }
+        try await context.perform {
+            for i in 0..<5 { context.insert(Note.self).title = "note \(i)" }
+            try context.save()
+        }
+        token.cancel()
+        let changes = try #require(received.all.first)
+        #expect(changes.insertedRows.count == 5)
+        let pieces = changes.pieces(of: 2)
+        #expect(pieces.count == 3)
+        for piece in pieces { #expect(Set(piece.insertedRows.keys) == piece.inserted) }
+        #expect(Set(pieces.flatMap(\.insertedRows.keys)) == changes.inserted)
+    }
+}
