@@ -179,15 +179,9 @@ extension FetchedResultsController {
         // comparisons, after which rows arriving after the existing ones are each appended with
         // one comparison, and each placement lands after the previous one, so its path is final.
         if placements.count > 1 {
-            let evaluator = index.evaluator
             var keyed = placements.compactMap { id in newValues[id].map { (id: id, values: $0) } }
-            var comparisons = 0
-            keyed.sort { a, b in
-                comparisons += 1
-                return evaluator.compare(a.values, a.id, b.values, b.id) < 0
-            }
+            index.statistics.comparisons += index.evaluator.sort(&keyed, values: \.values, id: \.id)
             placements = keyed.map(\.id)
-            index.statistics.comparisons += comparisons
         }
         members.reserveCapacity(members.count + placements.count)
         objectKeys.reserveCapacity(objectKeys.count + placements.count)
@@ -212,7 +206,8 @@ extension FetchedResultsController {
         // brought back): a later save carrying those edits is an echo too.
         for id in touched {
             if let member = members[id] {
-                if !member.object.isFault { shownValues[id, default: [:]].merge(member.object.changedValues()) { $1 } }
+                // (An object without unsaved changes has none to remember: most merged ones.)
+                if !member.object.isFault, member.object.hasChanges { shownValues[id, default: [:]].merge(member.object.changedValues()) { $1 } }
             } else {
                 shownValues[id] = nil
             }
@@ -275,7 +270,8 @@ extension FetchedResultsController {
                 return (2, path.section, path.row)
             }
         }
-        rows = rows.map { (key: key($0), row: $0) }.sorted { $0.key < $1.key }.map(\.row)
+        let keys = rows.map(key)
+        rows = keys.indices.sorted { keys[$0] < keys[$1] }.map { rows[$0] }
     }
 
     /// Deletes (last first), then inserts and moves (by new path), then updates.

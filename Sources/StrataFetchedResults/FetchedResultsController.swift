@@ -100,11 +100,9 @@ public final class FetchedResultsController<Object: ManagedObject> {
     var shownValues: [ObjectID: [String: PropertyValue]] = [:]
     private var observation: ChangeObservation?
 
-    struct Member {
-        let object: ManagedObject
-        var indexedID: ObjectID
-        var values: [PropertyValue]?
-    }
+    /// A result as the controller holds it (a type outside the generic class, so that the
+    /// dictionaries holding members are specialised rather than generic).
+    typealias Member = ResultsMember
 
     /// Creates a controller. The request needs at least one sort key. A section key path may
     /// be any attribute or to-one key path: when it is not the first sort key's, the results
