@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// A store save's change set carries the rows it wrote for its inserted objects
-/// (`ChangeSet.insertedRows`); a context merging it fills its faults of those objects from
-/// them while it tells its observers, instead of reading SQLite.
+/// A store save's change set holds its inserts (`ChangeSet.savedInserts`); a context merging
+/// it fills its faults of those objects from the rows they make (`savedSnapshot(of:)`) while it
+/// tells its observers, instead of reading SQLite.
 @Suite struct MergedRowsTests {
     /// A folder and a note (with a date that changes when it passes through seconds since
     /// 1970, a transformable value and a to-one) saved on one coordinator; the change set.
@@ -32,7 +32,7 @@ import Testing
         let dir = TemporaryDirectory()
         let (writer, importer) = try await makeStore(dir)
         let (noteID, folderID, changes) = try await Self.saveNote(in: importer)
-        #expect(changes.insertedRows[noteID] != nil && changes.insertedRows[folderID] != nil)
+        #expect(changes.savedSnapshot(of: noteID) != nil && changes.savedSnapshot(of: folderID) != nil)
 
         // The rows change behind the merge: what the merge's observers read is the saved row,
         // what is read after it is the store's.
@@ -106,29 +106,95 @@ import Testing
         let sets = received.all
         #expect(sets.count == 4)
         let combined = sets.dropFirst().reduce(sets[0]) { $0.merging($1) }
-        let row = try #require(combined.insertedRows[id])
+        let row = try #require(combined.savedSnapshot(of: id))
         let slot = try #require(testModel.entity(named: "Note")?.attributes.firstIndex { $0.name == "title" })
         #expect(row.attributes[slot] == .string("second"))
         #expect(row.version == 2)
-        #expect(combined.insertedRows[other] == nil)   // deleted later: no row
+        #expect(combined.savedSnapshot(of: other) == nil)   // deleted later: no row
         #expect(combined == sets.dropFirst().reduce(sets[0]) { $0.merging($1) })
     }
 
-    @Test func piecesCarryTheRowsOfTheirInserts() async throws {
+    @Test func piecesCarryTheRowsOfTheirInsertsWithTheirUpdates() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        let received = Received<ChangeSet>()
+        let token = context.observeChanges { received.append($0) }
+        let first = try await context.perform { () throws -> ObjectID in
+            let notes = (0..<5).map { i in
+                let note = context.insert(Note.self)
+                note.title = "note \(i)"
+                return note
+            }
+            try context.save()
+            notes[0].title = "renamed"
+            try context.save()
+            return notes[0].objectID
+        }
+        token.cancel()
+        let sets = received.all
+        let changes = sets[0].merging(sets[1])
+        #expect(changes.inserted.count == 5 && changes.updated[first] != nil)
+        let pieces = changes.pieces(of: 2)
+        #expect(pieces.count == 3)
+        for piece in pieces {
+            for id in piece.inserted { #expect(piece.savedSnapshot(of: id) != nil) }
+        }
+        // The renamed note travels with its update, so its row has the new title.
+        let holding = try #require(pieces.first { $0.inserted.contains(first) })
+        #expect(holding.updated[first] != nil)
+        let slot = try #require(testModel.entity(named: "Note")?.attributes.firstIndex { $0.name == "title" })
+        #expect(holding.savedSnapshot(of: first)?.attributes[slot] == .string("renamed"))
+        #expect(Set(pieces.flatMap(\.inserted)) == changes.inserted)
+        #expect(pieces.reduce(0) { $0 + $1.updated.count } == changes.updated.count)
+    }
+
+    @Test func aSaveWithoutInsertsCarriesNoRows() async throws {
         let dir = TemporaryDirectory()
         let (_, context) = try await makeStore(dir)
         let received = Received<ChangeSet>()
         let token = context.observeChanges { received.append($0) }
         try await context.perform {
-            for i in 0..<5 { context.insert(Note.self).title = "note \(i)" }
+            let note = context.insert(Note.self)
+            try context.save()
+            note.title = "edited"
             try context.save()
         }
         token.cancel()
+        #expect(received.all.map { $0.savedInserts.count } == [1, 0])
+    }
+
+    @Test func anInsertThatBecameAStoredRowIsReadFromTheStore() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, first) = try await makeStore(dir)
+        try await first.perform {
+            let note = first.insert(Note.self)
+            note.uniqueIdentifier = "shared"
+            note.title = "stored"
+            try first.save()
+        }
+        // Another context inserts the same unique value: store-trump makes its object the row.
+        let second = ObjectContext(.privateQueue, coordinator: coordinator, mergePolicy: .mergeByPropertyStoreTrump)
+        let received = Received<ChangeSet>()
+        let token = second.observeChanges { received.append($0) }
+        let id = try await second.perform { () throws -> ObjectID in
+            let note = second.insert(Note.self)
+            note.uniqueIdentifier = "shared"
+            note.title = "inserted"
+            try second.save()
+            return note.objectID
+        }
+        token.cancel()
         let changes = try #require(received.all.first)
-        #expect(changes.insertedRows.count == 5)
-        let pieces = changes.pieces(of: 2)
-        #expect(pieces.count == 3)
-        for piece in pieces { #expect(Set(piece.insertedRows.keys) == piece.inserted) }
-        #expect(Set(pieces.flatMap(\.insertedRows.keys)) == changes.inserted)
+        #expect(changes.savedSnapshot(of: id) == nil)
+
+        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let main = ObjectContext(.privateQueue, coordinator: ui)
+        let seen = Received<String>()
+        let observer = main.observeChanges { _ in seen.append((main.object(with: id) as? Note)?.title ?? "") }
+        try await main.perform { main.merge(changes) }
+        observer.cancel()
+        let fresh = ObjectContext(.privateQueue, coordinator: ui)
+        let stored = try await fresh.perform { () throws -> String in try #require(try fresh.existingObject(with: id) as? Note).title }
+        #expect(seen.all == [stored])
     }
 }

@@ -18,16 +18,12 @@ extension ChangeSet {
         result.permanentIDs.merge(later.permanentIDs) { _, new in new }
         result.versions.merge(later.versions) { max($0, $1) }
         result.isUnsaved = isUnsaved || later.isUnsaved
-        // A carried row follows the later changes of its object (or is dropped when it cannot:
-        // the merge then reads the object from the store).
-        if !result.insertedRows.isEmpty {
-            for (id, values) in later.updated {
-                guard let row = result.insertedRows[id] else { continue }
-                result.insertedRows[id] = row.applying(values, of: id.entity, version: later.versions[id])
-            }
-            for id in later.deleted { result.insertedRows[id] = nil }
+        // Each save's inserts stay; a row is its insert plus the combined set's updates.
+        result.savedInserts += later.savedInserts
+        switch (commits, later.commits) {
+        case (let a?, let b?): result.commits = min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound)
+        default: result.commits = commits ?? later.commits
         }
-        result.insertedRows.merge(later.insertedRows) { _, new in new }
         return result
     }
 }

@@ -2,8 +2,9 @@ extension ChangeSet {
     /// The change set cut into pieces of at most `size` objects, so that merging a large one
     /// into the main context happens in several short turns of the main queue instead of one
     /// long one. Each object's version goes with it; the permanent-ID map goes with the first
-    /// piece, and each inserted object's row (``insertedRows``) goes with it. A change set of at
-    /// most `size` objects is returned whole.
+    /// piece. An object both inserted and updated goes as one, in the piece of its insert, so
+    /// that a merge can tell its row (``savedSnapshot(of:)``); every piece carries the set's
+    /// commit range. A change set of at most `size` objects is returned whole.
     ///
     /// For example (a stack merging an import into its main context):
     /// ```swift
@@ -13,10 +14,12 @@ extension ChangeSet {
         guard inserted.count + updated.count + deleted.count > size else { return [self] }
         var pieces: [ChangeSet] = []
         var current = ChangeSet(permanentIDs: permanentIDs)
+        current.commits = commits
         var count = 0
         func close() {
             pieces.append(current)
             current = ChangeSet()
+            current.commits = commits   // every piece: the set's range (see ObjectContext.noteCommits)
             count = 0
         }
         func place(_ id: ObjectID, _ add: (inout ChangeSet) -> Void) {
@@ -26,11 +29,12 @@ extension ChangeSet {
             if count == size { close() }
         }
         for id in deleted { place(id) { $0.deleted.insert(id) } }
-        for (id, values) in updated { place(id) { $0.updated[id] = values } }
+        for (id, values) in updated where !inserted.contains(id) { place(id) { $0.updated[id] = values } }
         for id in inserted {
             place(id) { piece in
                 piece.inserted.insert(id)
-                if let row = insertedRows[id] { piece.insertedRows[id] = row }
+                if let values = updated[id] { piece.updated[id] = values }
+                if piece.savedInserts.isEmpty { piece.savedInserts = savedInserts }
             }
         }
         if count > 0 { close() }

@@ -34,11 +34,15 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     /// }
     /// ```
     public internal(set) var isUnsaved = false
-    /// The rows a store save wrote for the inserted objects, as SQLite now holds them, by
-    /// permanent ID: a context merging the change set fills its faults of these objects from
-    /// them instead of reading SQLite (see ``ObjectContext/merge(_:)``). Only inserts that
-    /// nothing else in the change set touches carry one; not part of equality.
-    var insertedRows: [ObjectID: SavedRow] = [:]
+    /// The inserts of the store saves this change set reports (one per save; several after
+    /// ``merging(_:)``), from which a context merging it fills its faults of the new objects
+    /// instead of reading SQLite (see ``savedSnapshot(of:)``). Not part of equality.
+    var savedInserts: [SavedInserts] = []
+    /// The numbers of the store commits the change set reports, among this process's commits
+    /// to the file (``StoreFileCommits``); `nil` for a change set made otherwise. A context uses
+    /// a change set's ``savedInserts`` only when it merged no later commit before it. Not part
+    /// of equality.
+    var commits: ClosedRange<UInt64>?
 
     /// Creates a change set.
     public init(inserted: Set<ObjectID> = [], updated: [ObjectID: [String: PropertyValue]] = [:], deleted: Set<ObjectID> = [],

@@ -32,6 +32,10 @@ extension ObjectContext {
     }
 
     func mergeChanges(_ changes: ChangeSet) {
+        // A merge inside an observer of another ends that one's rows: it may pass over updates
+        // of objects not held here, which those rows would then predate.
+        mergingChanges = nil
+        mergingLookup = nil
         catchUpPermanentIDs()
         if !changes.permanentIDs.isEmpty { applyPermanentIDs(changes.permanentIDs) }
         forget(changes.deleted.compactMap { registry[$0] })
@@ -78,10 +82,14 @@ extension ObjectContext {
         // Loaded to-manys that may have gained inserted objects read again when next touched.
         if !changes.inserted.isEmpty { invalidateToMany(towards: Set(changes.inserted.flatMap { $0.entity.selfAndSuperentityIndexes(in: model) })) }
         // Observers (a fetched results controller placing the new objects) fault the new
-        // objects in from the rows the save wrote, not from SQLite (see `fireFault`).
-        if !changes.insertedRows.isEmpty, stalenessInterval != 0 {
-            mergedRows = changes.insertedRows
-            defer { mergedRows = [:] }   // a merge an observer starts meanwhile clears them too
+        // objects in from the rows the save wrote, not from SQLite (see `fireFault`), unless
+        // a change set of a later commit was merged first: the updates it brought to objects
+        // not held here were passed over, so those rows may be older than what this context
+        // was told.
+        if noteCommits(of: changes), !changes.savedInserts.isEmpty, mayFillFromSavedInserts(of: changes) {
+            mergingChanges = changes
+            mergingLookup = changes.savedInserts.count > 1 ? SavedInsertsLookup(changes.savedInserts) : nil
+            defer { mergingChanges = nil; mergingLookup = nil }   // a merge an observer starts meanwhile ends this one's too
             publish(changes)
         } else {
             publish(changes)

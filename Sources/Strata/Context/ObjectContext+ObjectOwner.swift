@@ -19,8 +19,15 @@ extension ObjectContext: ObjectOwner {
         if faults.isEmpty { faults = [object] }
         // Rows a merge being reported carries are the store's: taken unless an ancestor may
         // hold unsaved changes of the entity (then the parent's view is the one to read).
-        if !mergedRows.isEmpty, !source.ancestorsMayHavePending(entity) { faults = fillFromMerge(faults) }
-        guard !faults.isEmpty else { return }
+        var fromMerge: [ManagedObject] = []
+        if let changes = mergingChanges, !source.ancestorsMayHavePending(entity) { (fromMerge, faults) = fill(faults, from: changes) }
+        if !faults.isEmpty { read(faults, of: entity) }
+        // Woken once every fault of the batch is filled (a hook may touch another of them).
+        for fault in fromMerge + faults where !fault.lifecycle.isFault && fault.valueErrors[-1] == nil { fault.awakeFromFetch() }
+    }
+
+    /// Fills `faults` (of `entity`) from their rows below; a fault without one is marked missing.
+    private func read(_ faults: [ManagedObject], of entity: EntityDescription) {
         do {
             let rows = try source.rows(of: entity, ids: faults.map(\.objectID), staleness: stalenessInterval)
             if rows.count == faults.count, rows.indices.allSatisfy({ rows[$0].id == faults[$0].objectID }) {
@@ -39,27 +46,25 @@ extension ObjectContext: ObjectOwner {
                     }
                 }
             }
-            for fault in faults where !fault.lifecycle.isFault && fault.valueErrors[-1] == nil { fault.awakeFromFetch() }
         } catch {
             for fault in faults { markMissing(fault, error) }
         }
     }
 
-    /// Fills the faults whose rows the merge being reported carries (``mergedRows``); returns
-    /// the others.
-    private func fillFromMerge(_ faults: [ManagedObject]) -> [ManagedObject] {
-        var others: [ManagedObject] = []
+    /// Fills the faults never read before (not refreshed ones) whose rows the change set being
+    /// merged holds; returns those and the others.
+    private func fill(_ faults: [ManagedObject], from changes: ChangeSet) -> (filled: [ManagedObject], others: [ManagedObject]) {
         var filled: [ManagedObject] = []
+        var others: [ManagedObject] = []
         for fault in faults {
-            if let row = mergedRows[fault.objectID] {
-                fill(fault, with: RowSnapshot(row, id: fault.objectID))
+            if fault.rowVersion == 0, let row = changes.savedSnapshot(of: fault.objectID, lookup: mergingLookup) {
+                fill(fault, with: row)
                 filled.append(fault)
             } else {
                 others.append(fault)
             }
         }
-        for fault in filled where !fault.lifecycle.isFault { fault.awakeFromFetch() }
-        return others
+        return (filled, others)
     }
 
     /// A fault whose row cannot be read: it gets default values and the error, which

@@ -52,7 +52,10 @@ extension ObjectContext {
     func receiveFromParent(_ changes: ChangeSet) {
         if automaticallyMergesChangesFromParent {
             mergeChanges(changes)
-        } else if !changes.permanentIDs.isEmpty {
+            return
+        }
+        _ = noteCommits(of: changes)   // a save of the parent's is a commit this context was told of
+        if !changes.permanentIDs.isEmpty {
             catchUpPermanentIDs()
             applyPermanentIDs(changes.permanentIDs)   // a child made after the deposit has none in its inbox
             let idsOnly = ChangeSet(permanentIDs: changes.permanentIDs)

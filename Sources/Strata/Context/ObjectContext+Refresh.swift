@@ -28,6 +28,7 @@ extension ObjectContext {
             pending.updated.remove(object)
         }
         object.lifecycle.isFault = true
+        object.rowVersion = -1   // a refreshed fault reads the store, never a merge's saved rows
         object.attributeValues = []
         object.relationValues = []
         object.faultBatch = nil

@@ -34,6 +34,7 @@ extension ObjectContext {
             let origin = SaveOrigin(author: transactionAuthor, contextName: name)
             let outcome = try coordinator.save(batch, policy: mergePolicy, origin: origin) { [registry] in registry[$0] != nil }
             let changes = outcome.changeSet(for: batch)
+            _ = noteCommits(of: changes)   // its own commit: older change sets merged later do not fill faults
             // Before didSave clears the pending marks: a child that then reads the store
             // directly (nothing pending above it) finds the new IDs in its inbox.
             depositPermanentIDsBelow(changes.permanentIDs)

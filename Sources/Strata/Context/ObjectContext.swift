@@ -99,10 +99,18 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// one-to-one read later find the loaded inverse sides it must agree with (see
     /// `ObjectContext+Inverses.swift`). Filed in ``pointerLog`` first, folded in here on demand.
     @exclusivity(unchecked) var pointers: [InverseLinkKey: Set<ManagedObject>] = [:]
-    /// While a merge tells its observers about a change set: the rows it carries for the
-    /// objects it inserted (``ChangeSet/insertedRows``), from which faults of those objects
-    /// fill without reading the store. Empty otherwise.
-    @exclusivity(unchecked) var mergedRows: [ObjectID: SavedRow] = [:]
+    /// While a merge tells its observers about a change set that holds a store save's inserts:
+    /// the change set, from which faults of the new objects fill without reading the store
+    /// (``ChangeSet/savedSnapshot(of:)``). `nil` otherwise.
+    @exclusivity(unchecked) var mergingChanges: ChangeSet?
+    /// Finds the save among ``mergingChanges``' inserts (made when there are several).
+    @exclusivity(unchecked) var mergingLookup: SavedInsertsLookup?
+    /// The latest store commit the context was told of: merged change sets, its own saves,
+    /// its parent's change sets (``ChangeSet/commits``; see `ObjectContext+MergeOrder.swift`).
+    @exclusivity(unchecked) var lastMergedCommit: UInt64 = 0
+    /// The commits of the last change set the context was told of (the pieces of one change
+    /// set all carry its range).
+    @exclusivity(unchecked) var lastMergedRange: ClosedRange<UInt64>?
     /// Loaded to-ones not yet folded into ``pointers``.
     @exclusivity(unchecked) var pointerLog: [PointerNote] = []
     /// The construction record reused for inserted and fetched objects and faults (one

@@ -51,6 +51,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     @usableFromInline let relationshipIsToMany: [Bool]
     /// Whether some attribute is derived (the store computes its value).
     let hasDerivedAttributes: Bool
+    /// The slots of the to-one relationships whose foreign key is in this entity's row.
+    let storedToOneSlots: [Int]
     /// The table's columns after `_id` and `_version`, in order.
     let columns: [Column]
     /// Every attribute's default value by slot: a new object's storage starts as a copy of it.
@@ -119,6 +121,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.requiredToOneSlots = relationships.indices.filter { !relationships[$0].isOptional && !relationships[$0].isToMany }
         self.relationshipIsToMany = relationships.map(\.isToMany)
         self.hasDerivedAttributes = attributes.contains(where: \.isDerived)
+        self.storedToOneSlots = relationships.indices.filter { slot in
+            if !relationships[slot].isToMany, case .foreignKey = relationships[slot].storage { return true }
+            return false
+        }
         self.defaultAttributeValues = attributes.map(\.defaultValue)
         self.attributeTransformers = attributes.map(\.transformer)
         var columns: [Column] = attributes.indices.map { .attribute($0) }

@@ -17,11 +17,31 @@ extension PropertyValue {
         }
     }
 
-    /// `values` in their stored forms; the same array (no copy) when none changes.
-    static func storedForms(_ values: [PropertyValue]) -> [PropertyValue] {
-        guard let first = values.firstIndex(where: \.changesWhenStored) else { return values }
+    /// The value of an attribute with `transformer` as a read of its stored bytes gives it:
+    /// the bytes decoded again (a transformer may normalise). `nil` when they do not decode
+    /// (a read reports that as an error). Values of other attributes: ``storedForm``.
+    func storedForm(transformer: (any DataTransformer)?) -> PropertyValue? {
+        guard let transformer else { return storedForm }
+        let bytes: Data
+        switch self {
+        case .transformed(let value): bytes = value.data
+        case .data(let data): bytes = data
+        default: return self
+        }
+        guard let decoded = try? transformer.decode(bytes) else { return nil }
+        return .transformed(TransformedValue(data: bytes, value: decoded))
+    }
+
+    /// The attribute values `values` of `entity` in their stored forms (the same array, no
+    /// copy, when none changes); `nil` when a transformable value does not decode.
+    static func storedForms(_ values: [PropertyValue], of entity: EntityDescription) -> [PropertyValue]? {
+        let transformers = entity.attributeTransformers
+        guard let first = values.indices.first(where: { values[$0].changesWhenStored || transformers[$0] != nil }) else { return values }
         var result = values
-        for i in first..<result.count where result[i].changesWhenStored { result[i] = result[i].storedForm }
+        for i in first..<result.count where result[i].changesWhenStored || transformers[i] != nil {
+            guard let stored = result[i].storedForm(transformer: transformers[i]) else { return nil }
+            result[i] = stored
+        }
         return result
     }
 

@@ -23,12 +23,6 @@ struct RowSnapshot: @unchecked Sendable {  // safe: `relationValues` holds only 
         self.errors = errors
     }
 
-    /// The snapshot of `saved`, the row a save wrote for object `id`.
-    init(_ saved: SavedRow, id: ObjectID) {
-        self.init(id: id, version: saved.version, attributes: saved.attributes,
-                  relationValues: saved.toOnes.map { $0.map(RelationValue.toOneID) ?? .unloaded }, errors: [:])
-    }
-
     /// The primary key (for rows read from the store).
     var key: Int64 { id.key }
 

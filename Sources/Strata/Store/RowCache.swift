@@ -223,7 +223,10 @@ final class RowCache: Sendable {
         guard capacity > 0, let dataVersion else { return }
         state.withLock { state in
             let previous = state.connections.updateValue((dataVersion, commitsBefore), forKey: connection)
-            if let previous, previous.version != dataVersion, previous.commits == commitsBefore { state.removeAll() }
+            if let previous, previous.version != dataVersion, previous.commits == commitsBefore {
+                state.removeAll()
+                fileCommits.externalChanges.add(1, ordering: .relaxed)
+            }
         }
     }
 

@@ -15,6 +15,12 @@ struct SaveOutcome: Sendable {
     var undeleted: Set<ObjectID> = []
     /// Rows whose foreign key still pointed at a deleted row, set to NULL: (row, key, new version).
     var nullified: [(ObjectID, String, Int64)] = []
+    /// The save's commit's number among this process's commits to the file (``StoreFileCommits``).
+    var commit: UInt64 = 0
+    /// The file's commit counters (set after the commit).
+    var file: StoreFileCommits?
+    /// The keys given to each entity's inserts (by entity index), for ``SavedInserts``.
+    var keyBlocks: [Int: SavedInserts.KeyBlock] = [:]
     /// Derived values the save's writes changed, by permanent ID: (attribute slot, new value).
     /// The rows' versions do not change: only the store writes derived columns, so no
     /// context's save can overwrite them with a stale value.
@@ -61,7 +67,6 @@ struct SaveOutcome: Sendable {
     /// What the save changed, as other contexts and observers receive it.
     func changeSet(for batch: ChangeBatch) -> ChangeSet {
         var changes = ChangeSet()
-        changes.insertedRows.reserveCapacity(batch.inserted.count)
         let anyVersions = !versions.isEmpty
         for (change, key) in zip(batch.inserted, insertedKeys) {
             var permanent = change.id
@@ -71,12 +76,6 @@ struct SaveOutcome: Sendable {
             }
             if anyVersions, let version = versions[change.id] { changes.versions[permanent] = version }  // rows start at 1: not listed
             changes.inserted.insert(permanent)
-            // The new row as written, for contexts that merge the change set: not for an
-            // insert that became an existing row (its row is the stored one).
-            if !permanent.isTemporary, versions[change.id] == nil, refreshed[change.id] == nil,
-               let row = SavedRow(inserted: change, outcome: self) {
-                changes.insertedRows[permanent] = row
-            }
         }
         for change in batch.updated where !vanished.contains(change.id) {
             var values = change.changedValues
@@ -115,11 +114,14 @@ struct SaveOutcome: Sendable {
         // relationships (a folder whose note count changed); new objects carry theirs in the
         // saving context only, as a change set's inserts carry no values.
         if !derived.isEmpty { changes.addDerivedValues(derived) }
-        // A carried row is the insert alone: one the save also updated (a reference cleared,
-        // a derived value) is read from the store instead.
-        if !changes.insertedRows.isEmpty, !changes.updated.isEmpty || !changes.deleted.isEmpty {
-            for id in changes.updated.keys { changes.insertedRows[id] = nil }
-            for id in changes.deleted { changes.insertedRows[id] = nil }
+        // The inserts, for contexts that merge the change set (a reference to what exists):
+        // not after a conflict, where an insert may have become a stored row.
+        if commit > 0 { changes.commits = commit...commit }
+        if !keyBlocks.isEmpty, versions.isEmpty, refreshed.isEmpty {
+            if let file {
+                changes.savedInserts = [SavedInserts(changes: batch.inserted, blocks: keyBlocks, keys: assignedKeys, commit: commit,
+                                                     file: file, externalChanges: file.externalChanges.load(ordering: .acquiring))]
+            }
         }
         return changes
     }

@@ -90,6 +90,7 @@ struct SaveTransaction {
         for (entityIndex, positions) in byEntity {
             let first = try keys.reserve(positions.count, of: model.entities[entityIndex], sql: sql, db)
             for (offset, position) in positions.enumerated() { outcome.assign(first + Int64(offset), to: batch.inserted[position].id, at: position) }
+            outcome.keyBlocks[entityIndex] = SavedInserts.KeyBlock(first: first, positions: positions)
         }
     }
 
@@ -354,7 +355,10 @@ extension StoreCoordinator {
     func save(_ batch: ChangeBatch, policy: MergePolicy, origin: SaveOrigin, isRegistered: @escaping (ObjectID) -> Bool) throws(StrataError) -> SaveOutcome {
         let work = SaveTransaction(model: model, sql: saveSQL, keys: keys, batch: batch, policy: policy, history: recordsHistory ? origin : nil, isRegistered: isRegistered)
         do {
-            return try write(changedRows: { outcome in outcome.rowsWritten(by: batch) }) { db in try work.run(db) }
+            var (outcome, commit) = try numberedWrite(changedRows: { outcome in outcome.rowsWritten(by: batch) }) { db in try work.run(db) }
+            outcome.commit = commit
+            outcome.file = fileCommits
+            return outcome
         } catch {
             throw Self.storeError(error)
         }

@@ -35,11 +35,13 @@ extension StoreCoordinator {
             let low = keys[start], high = keys[min(start + request.chunkSize, keys.count) - 1]
             let part: ChangeSet
             do {
-                part = try write { db in
+                let (written, commit) = try numberedWrite { db in
                     let part = try plan.deleteChunk(from: low, to: high, db)
                     if recordsHistory { try HistoryWriter.record(part, kind: .batchDelete, db) }
                     return part
                 }
+                part = written
+                changes.commits = (changes.commits?.lowerBound ?? commit)...commit
             } catch {
                 throw Self.storeError(error)
             }

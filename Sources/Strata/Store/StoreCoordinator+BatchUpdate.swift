@@ -23,11 +23,13 @@ extension StoreCoordinator {
         let plan = try BatchUpdatePlan(entity: entity, model: model, values: request.propertiesToUpdate)
         let predicate = try request.predicate?.compiled(for: entity, in: model)
         do {
-            return try write { db in
+            var (changes, commit) = try numberedWrite { db in
                 let changes = try plan.run(predicate, db)
                 if recordsHistory { try HistoryWriter.record(changes, kind: .batchUpdate, db) }
                 return changes
             }
+            changes.commits = commit...commit
+            return changes
         } catch {
             throw Self.storeError(error)
         }

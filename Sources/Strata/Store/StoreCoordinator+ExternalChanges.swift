@@ -27,7 +27,10 @@ extension StoreCoordinator {
             defer { last = version }
             return last.map { $0 != version } ?? false
         }
-        if changed { rowCache.removeAll() }   // rows another process may have rewritten
+        if changed {   // rows another process may have rewritten
+            rowCache.removeAll()
+            fileCommits.externalChanges.add(1, ordering: .relaxed)
+        }
         return changed
     }
 }

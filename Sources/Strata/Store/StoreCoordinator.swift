@@ -45,6 +45,8 @@ public final class StoreCoordinator: Sendable {
     let mainQueueWriteCount = Atomic<Int>(0)
     /// The rows this coordinator read, shared by its contexts (see ``RowCache``).
     let rowCache: RowCache
+    /// The commits of this process's coordinators to the file, counted and numbered.
+    let fileCommits: StoreFileCommits
 
     /// How many write transactions (saves, batch requests) this coordinator ran on the main
     /// queue. A stack that keeps SQLite writes off the main queue keeps this at zero.
@@ -70,14 +72,21 @@ public final class StoreCoordinator: Sendable {
     /// `changedRows` names the rows the transaction wrote, for the row cache to forget after
     /// the commit; `nil` (the default) forgets every cached row.
     func write<T>(changedRows: ((T) -> [ObjectID])? = nil, _ body: (Database) throws -> T) throws -> T {
+        try numberedWrite(changedRows: changedRows, body).result
+    }
+
+    /// ``write(changedRows:_:)``, also returning the commit's number among the commits this
+    /// process's coordinators made to the file (``StoreFileCommits/sequence``): a later commit
+    /// has a higher one.
+    func numberedWrite<T>(changedRows: ((T) -> [ObjectID])? = nil, _ body: (Database) throws -> T) throws -> (result: T, commit: UInt64) {
         if MainQueue.isCurrent { mainQueueWriteCount.add(1, ordering: .relaxed) }
         let timeout: Double = if case .sqlite(_, let options) = store { options.busyTimeout } else { 0 }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while true {
             do {
-                let result = try database.writeWithoutTransaction { db in try inImmediateTransaction(db, body) }
+                let (result, number) = try database.writeWithoutTransaction { db in try inImmediateTransaction(db, body) }
                 rowCache.didCommit(evicting: changedRows?(result))
-                return result
+                return (result, number)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: Double.random(in: 0.002...0.010))
             }
@@ -87,12 +96,15 @@ public final class StoreCoordinator: Sendable {
     /// Runs `body` between `BEGIN IMMEDIATE` and `COMMIT` (rolled back if it throws), as
     /// GRDB's `write` does, but with both statements prepared once per connection: a
     /// one-object save spent about a fifth of its instructions preparing them again.
-    private func inImmediateTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+    /// Returns the commit's number in ``StoreFileCommits/sequence``.
+    private func inImmediateTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> (T, UInt64) {
         try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
         if keys.begin(db) { rowCache.removeAll() }   // another process wrote since this coordinator's last commit
         let result: T
+        let number: UInt64
         do {
             result = try body(db)
+            number = fileCommits.sequence.add(1, ordering: .acquiringAndReleasing).newValue   // holding the write lock: in commit order
             try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
         } catch {
             keys.didRollBack()
@@ -100,7 +112,7 @@ public final class StoreCoordinator: Sendable {
             throw error
         }
         keys.didCommit(db)
-        return result
+        return (result, number)
     }
 
     /// Opens (creating if needed) the store described by `store` for `model`.
@@ -138,6 +150,7 @@ public final class StoreCoordinator: Sendable {
         self.saveSQL = SaveSQL(model: model)
         let capacity: Int = if case .sqlite(_, let options) = store { options.rowCacheCapacity } else { StoreOptions().rowCacheCapacity }
         let commits: StoreFileCommits = if case .sqlite(let url, _) = store { StoreFileCommits.shared(for: url) } else { StoreFileCommits() }
+        self.fileCommits = commits
         self.rowCache = RowCache(capacity: capacity, fileCommits: commits)
         _ = try? hasExternalChanges()  // the baseline: changes from now on count
     }

@@ -15,6 +15,14 @@ import Synchronization
 final class StoreFileCommits: Sendable {
     /// Commits to the file by this process's coordinators since the first one opened it.
     let count = Atomic<UInt64>(0)
+    /// The same commits numbered in the order they committed: each takes its number inside its
+    /// transaction, holding SQLite's write lock, so a later commit has a higher number (`count`
+    /// moves after the commit, for the row caches). Change sets carry these numbers.
+    let sequence = Atomic<UInt64>(0)
+    /// How many times a coordinator of this process noticed another process's commit to the
+    /// file (or was asked, ``StoreCoordinator/hasExternalChanges()``): a merge does not fill
+    /// faults from a save's inserts across such a change.
+    let externalChanges = Atomic<UInt64>(0)
 
     /// Counters by file path (standardised, symbolic links resolved). An entry costs a few
     /// bytes and is kept for the process's life, so two coordinators opened one after the
