@@ -99,7 +99,17 @@ import Testing
             for i in 0..<4 { importer.insert(Note.self).title = "original \(i)" }
             try importer.save()
         }
-        let rename = try writer.execute(BatchUpdateRequest(entityName: "Note", propertiesToUpdate: ["title": .string("renamed")]))
+        // Another context renames the notes and saves: a numbered change set main merges
+        // between the pieces (the notes are not held there, so it passes over them).
+        let renamer = ObjectContext(.privateQueue, coordinator: writer)
+        let renames = Received<ChangeSet>()
+        let renameToken = renamer.observeChanges { renames.append($0) }
+        try await renamer.perform {
+            for note in try renamer.fetch(FetchRequest<Note>()) { note.title = "renamed" }
+            try renamer.save()
+        }
+        renameToken.cancel()
+        let rename = try #require(renames.all.first)
         try await importer.perform {
             for i in 0..<4 { importer.insert(Note.self).title = "later \(i)" }
             try importer.save()
@@ -127,6 +137,62 @@ import Testing
         let after = seen.all.dropFirst(beforeRename)
         #expect(!after.isEmpty)
         #expect(Array(after) == Array(repeating: "renamed", count: after.count))
+    }
+
+    @Test func aBatchUpdateAfterTheSaveEndsItsRows() async throws {
+        let dir = TemporaryDirectory()
+        let (writer, importer) = try await makeStore(dir)
+        let received = Received<ChangeSet>()
+        let token = importer.observeChanges { received.append($0) }
+        let id = try await importer.perform { () throws -> ObjectID in
+            let note = importer.insert(Note.self)
+            note.title = "saved"
+            try importer.save()
+            return note.objectID
+        }
+        token.cancel()
+        // Its change set goes back to the caller only: main never hears of it.
+        _ = try writer.execute(BatchUpdateRequest(entityName: "Note", propertiesToUpdate: ["title": .string("batch")]))
+        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let main = ObjectContext(.privateQueue, coordinator: ui)
+        let seen = Received<String>()
+        let observer = main.observeChanges { _ in seen.append((main.object(with: id) as? Note)?.title ?? "") }
+        try await main.perform { main.merge(try #require(received.all.first)) }
+        observer.cancel()
+        #expect(seen.all == ["batch"])
+    }
+
+    @Test func aSaveInsideAMergeObserverEndsTheMergesRows() async throws {
+        let dir = TemporaryDirectory()
+        let (_, importer) = try await makeStore(dir)
+        let folderID = try await importer.perform { () throws -> ObjectID in
+            let folder = importer.insert(Folder.self)
+            try importer.save()
+            return folder.objectID
+        }
+        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let main = ObjectContext(.privateQueue, coordinator: ui, mergePolicy: .mergeByPropertyObjectTrump)
+        try await main.perform { _ = try #require(try main.existingObject(with: folderID) as? Folder).notes.count }
+        let received = Received<ChangeSet>()
+        let token = importer.observeChanges { received.append($0) }
+        let noteID = try await importer.perform { () throws -> ObjectID in
+            let note = importer.insert(Note.self)
+            note.folder = try #require(try importer.existingObject(with: folderID) as? Folder)
+            try importer.save()
+            return note.objectID
+        }
+        token.cancel()
+        let seen = Received<String>()
+        let observer = main.observeChanges { changes in
+            guard !changes.inserted.isEmpty else { return }
+            // The folder goes, inside the merge: the store clears the new note's reference.
+            if let folder = try? main.existingObject(with: folderID) { main.delete(folder) }
+            try? main.save()
+            seen.append("\(main.object(with: noteID).primitiveValue(forKey: "folder"))")
+        }
+        try await main.perform { main.merge(try #require(received.all.first)) }
+        observer.cancel()
+        #expect(seen.all == ["\(PropertyValue.null)"])
     }
 
     @Test func aMergeInsideAnObserverEndsTheOuterMergesRows() async throws {
@@ -158,7 +224,7 @@ import Testing
             return note.objectID
         }
         token.cancel()
-        _ = try writer.execute(BatchUpdateRequest(entityName: "Note", propertiesToUpdate: ["title": .string("changed behind")]))
+        try await writer.database.write { db in try db.execute(sql: "UPDATE Note SET title = 'changed behind'") }
         let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
         let main = ObjectContext(.privateQueue, coordinator: ui)
         let seen = Received<String>()
@@ -196,6 +262,10 @@ import Testing
         }
         token.cancel()
         let changes = try #require(received.all.first)
+        // The child's row changes behind the merge: its wake under the saved name shows it was
+        // filled from the merge, the parent's under its stored one that it was read.
+        let table = try #require(model.entity(named: "WakeNode")).tableName
+        try await writer.database.write { db in try db.execute(sql: "UPDATE \(table) SET name = 'behind' WHERE _id = \(childID.primaryKey ?? 0)") }
 
         let ui = try await StoreCoordinator(model: model, store: .sqlite(dir.file()))
         let main = ObjectContext(.privateQueue, coordinator: ui)
@@ -207,6 +277,7 @@ import Testing
         try await main.perform { main.merge(changes) }
         observer.cancel()
         let childName = try #require(names.all.first)
+        #expect(childName != "behind")
         #expect(WakeNode.wakes.all.filter { $0 == childName }.count == 1)
         #expect(WakeNode.wakes.all.filter { $0 == parentName }.count == 1)
     }
@@ -226,6 +297,8 @@ import Testing
             return doc.objectID
         }
         token.cancel()
+        // The stored bytes change behind the merge: a read would give "BYE".
+        try await writer.database.write { db in try db.execute(sql: "UPDATE ShoutedDoc SET body = X'627965'") }
         let ui = try await StoreCoordinator(model: model, store: .sqlite(dir.file()))
         let main = ObjectContext(.privateQueue, coordinator: ui)
         let seen = Received<String>()

@@ -22,7 +22,12 @@ extension ChangeSet {
         result.savedInserts += later.savedInserts
         switch (commits, later.commits) {
         case (let a?, let b?): result.commits = min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound)
-        default: result.commits = commits ?? later.commits
+        case (nil, nil): break
+        default:
+            // One side has no numbers: an unnumbered update or delete could be any commit, so
+            // the whole set is unnumbered (see ObjectContext.noteCommits).
+            let unnumbered = commits == nil ? self : later
+            result.commits = unnumbered.updated.isEmpty && unnumbered.deleted.isEmpty ? (commits ?? later.commits) : nil
         }
         return result
     }

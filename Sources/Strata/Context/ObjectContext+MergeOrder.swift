@@ -30,18 +30,21 @@ extension ObjectContext {
     }
 
     /// Whether a merge of `changes` may fill faults from their saved inserts: the inserts were
-    /// saved to this context's file, no other process's commit to it was noticed since, and
-    /// the `stalenessInterval` allows it (negative: any age; 0: never; positive: saved at most
-    /// that long ago).
+    /// saved to this context's file; no batch update or delete committed after them (their
+    /// change sets reach no context by themselves); no other process's commit was noticed
+    /// since, which the row cache notices (so not with it off); and the `stalenessInterval`
+    /// allows it (negative: any age; 0: never; positive: saved at most that long ago).
     func mayFillFromSavedInserts(of changes: ChangeSet) -> Bool {
         let staleness = stalenessInterval
-        guard staleness != 0 else { return false }
+        guard staleness != 0, coordinator.rowCache.capacity > 0 else { return false }
         let file = coordinator.fileCommits
         let external = file.externalChanges.load(ordering: .acquiring)
+        let lastBatch = file.lastBatchRequest.load(ordering: .acquiring)
         let now = DispatchTime.now().uptimeNanoseconds
         let limit = staleness < 0 ? UInt64.max : UInt64(min(staleness, 1e9) * 1e9)
         return changes.savedInserts.allSatisfy { inserts in
-            inserts.file === file as AnyObject && inserts.externalChanges == external && now &- min(now, inserts.committedAt) <= limit
+            inserts.file === file as AnyObject && inserts.externalChanges == external && inserts.commit > lastBatch
+                && now &- min(now, inserts.committedAt) <= limit
         }
     }
 }

@@ -35,6 +35,8 @@ extension ObjectContext {
             let outcome = try coordinator.save(batch, policy: mergePolicy, origin: origin) { [registry] in registry[$0] != nil }
             let changes = outcome.changeSet(for: batch)
             _ = noteCommits(of: changes)   // its own commit: older change sets merged later do not fill faults
+            mergingChanges = nil           // nor does a merge this save was made inside (it may have changed their rows)
+            mergingLookup = nil
             // Before didSave clears the pending marks: a child that then reads the store
             // directly (nothing pending above it) finds the new IDs in its inbox.
             depositPermanentIDsBelow(changes.permanentIDs)

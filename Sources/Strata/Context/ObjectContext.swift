@@ -151,7 +151,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         coordinator.rowCache.contextOpened()
         saveSubscription = coordinator.saveObservers.addChangeHandler(id: saveSubscriber) { [weak self] changes in
             guard let context = self else { return }
-            context.queue.async { if context.automaticallyMergesChangesFromParent { context.mergeChanges(changes) } }
+            context.queue.async {
+                if context.automaticallyMergesChangesFromParent { context.mergeChanges(changes) } else { _ = context.noteCommits(of: changes) }
+            }
         }
     }
 

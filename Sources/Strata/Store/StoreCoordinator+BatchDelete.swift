@@ -42,6 +42,7 @@ extension StoreCoordinator {
                 }
                 part = written
                 changes.commits = (changes.commits?.lowerBound ?? commit)...commit
+                fileCommits.lastBatchRequest.max(commit, ordering: .acquiringAndReleasing)
             } catch {
                 throw Self.storeError(error)
             }

@@ -29,6 +29,7 @@ extension StoreCoordinator {
                 return changes
             }
             changes.commits = commit...commit
+            fileCommits.lastBatchRequest.max(commit, ordering: .acquiringAndReleasing)
             return changes
         } catch {
             throw Self.storeError(error)

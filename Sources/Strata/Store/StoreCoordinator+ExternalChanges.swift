@@ -23,13 +23,17 @@ extension StoreCoordinator {
         } catch {
             throw Self.storeError(error, sql: "PRAGMA data_version")
         }
-        let changed = lastDataVersion.withLock { last in
-            defer { last = version }
-            return last.map { $0 != version } ?? false
+        let commits = fileCommits.count.load(ordering: .acquiring)
+        let (changed, byThisProcess) = lastDataVersion.withLock { last in
+            defer { last = (version, commits) }
+            guard let previous = last, previous.version != version else { return (false, false) }
+            return (true, previous.commits != commits)
         }
         if changed {   // rows another process may have rewritten
             rowCache.removeAll()
-            fileCommits.externalChanges.add(1, ordering: .relaxed)
+            // A merge's saved inserts stop serving faults only when the change is not explained
+            // by this process's own commits (another of its coordinators on the file).
+            if !byThisProcess { fileCommits.externalChanges.add(1, ordering: .relaxed) }
         }
         return changed
     }

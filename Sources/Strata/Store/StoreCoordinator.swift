@@ -59,7 +59,7 @@ public final class StoreCoordinator: Sendable {
 
     /// The `PRAGMA data_version` of the writer connection when last checked (see
     /// ``hasExternalChanges()``).
-    let lastDataVersion = Locked<Int64?>(nil)
+    let lastDataVersion = Locked<(version: Int64, commits: UInt64)?>(nil)
 
     /// Runs a write transaction, counting it when it runs on the main queue.
     ///

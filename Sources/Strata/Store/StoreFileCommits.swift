@@ -23,6 +23,10 @@ final class StoreFileCommits: Sendable {
     /// file (or was asked, ``StoreCoordinator/hasExternalChanges()``): a merge does not fill
     /// faults from a save's inserts across such a change.
     let externalChanges = Atomic<UInt64>(0)
+    /// The number (in ``sequence``) of the last batch update or delete: its change set goes
+    /// back to its caller only, so no context may have heard of it, and a merge does not fill
+    /// faults from a save's inserts older than it.
+    let lastBatchRequest = Atomic<UInt64>(0)
 
     /// Counters by file path (standardised, symbolic links resolved). An entry costs a few
     /// bytes and is kept for the process's life, so two coordinators opened one after the
