@@ -27,6 +27,32 @@ import Testing
         return (id, sets[0], sets[1], ObjectContext(.privateQueue, coordinator: ui), ui)
     }
 
+    /// A folder saved on one coordinator and held, with its (empty) notes, by a context on a
+    /// second one (`.mergeByPropertyObjectTrump`); then a note inserted into it on the first,
+    /// and that save's change set.
+    private static func noteInHeldFolder(_ dir: TemporaryDirectory) async throws
+        -> (folder: ObjectID, note: ObjectID, inserted: ChangeSet, main: ObjectContext) {
+        let (_, importer) = try await makeStore(dir)
+        let folderID = try await importer.perform { () throws -> ObjectID in
+            let folder = importer.insert(Folder.self)
+            try importer.save()
+            return folder.objectID
+        }
+        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let main = ObjectContext(.privateQueue, coordinator: ui, mergePolicy: .mergeByPropertyObjectTrump)
+        try await main.perform { _ = try #require(try main.existingObject(with: folderID) as? Folder).notes.count }
+        let received = Received<ChangeSet>()
+        let token = importer.observeChanges { received.append($0) }
+        let noteID = try await importer.perform { () throws -> ObjectID in
+            let note = importer.insert(Note.self)
+            note.folder = try #require(try importer.existingObject(with: folderID) as? Folder)
+            try importer.save()
+            return note.objectID
+        }
+        token.cancel()
+        return (folderID, noteID, try #require(received.all.first), main)
+    }
+
     @Test func aChangeSetMergedAfterALaterOneIsReadFromTheStore() async throws {
         let dir = TemporaryDirectory()
         let (id, a, b, main, _) = try await Self.insertAndRename(dir)
@@ -53,27 +79,7 @@ import Testing
 
     @Test func aContextsOwnSaveIsACommitItWasToldOf() async throws {
         let dir = TemporaryDirectory()
-        let (_, importer) = try await makeStore(dir)
-        let folderID = try await importer.perform { () throws -> ObjectID in
-            let folder = importer.insert(Folder.self)
-            try importer.save()
-            return folder.objectID
-        }
-        // Main holds the folder with its (empty) notes.
-        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
-        let main = ObjectContext(.privateQueue, coordinator: ui, mergePolicy: .mergeByPropertyObjectTrump)
-        try await main.perform { _ = try #require(try main.existingObject(with: folderID) as? Folder).notes.count }
-
-        let received = Received<ChangeSet>()
-        let token = importer.observeChanges { received.append($0) }
-        let noteID = try await importer.perform { () throws -> ObjectID in
-            let note = importer.insert(Note.self)
-            note.folder = try #require(try importer.existingObject(with: folderID) as? Folder)
-            try importer.save()
-            return note.objectID
-        }
-        token.cancel()
-        let inserted = try #require(received.all.first)
+        let (folderID, noteID, inserted, main) = try await Self.noteInHeldFolder(dir)
 
         // Main deletes the folder and saves: the store clears the new note's reference (main
         // does not hold the note). The older change set that inserted the note comes after.
@@ -164,24 +170,7 @@ import Testing
 
     @Test func aSaveInsideAMergeObserverEndsTheMergesRows() async throws {
         let dir = TemporaryDirectory()
-        let (_, importer) = try await makeStore(dir)
-        let folderID = try await importer.perform { () throws -> ObjectID in
-            let folder = importer.insert(Folder.self)
-            try importer.save()
-            return folder.objectID
-        }
-        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
-        let main = ObjectContext(.privateQueue, coordinator: ui, mergePolicy: .mergeByPropertyObjectTrump)
-        try await main.perform { _ = try #require(try main.existingObject(with: folderID) as? Folder).notes.count }
-        let received = Received<ChangeSet>()
-        let token = importer.observeChanges { received.append($0) }
-        let noteID = try await importer.perform { () throws -> ObjectID in
-            let note = importer.insert(Note.self)
-            note.folder = try #require(try importer.existingObject(with: folderID) as? Folder)
-            try importer.save()
-            return note.objectID
-        }
-        token.cancel()
+        let (folderID, noteID, inserted, main) = try await Self.noteInHeldFolder(dir)
         let seen = Received<String>()
         let observer = main.observeChanges { changes in
             guard !changes.inserted.isEmpty else { return }
@@ -190,7 +179,7 @@ import Testing
             try? main.save()
             seen.append("\(main.object(with: noteID).primitiveValue(forKey: "folder"))")
         }
-        try await main.perform { main.merge(try #require(received.all.first)) }
+        try await main.perform { main.merge(inserted) }
         observer.cancel()
         #expect(seen.all == ["\(PropertyValue.null)"])
     }
