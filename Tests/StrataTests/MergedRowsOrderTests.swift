@@ -53,6 +53,22 @@ import Testing
         return (folderID, noteID, try #require(received.all.first), main)
     }
 
+    /// A note titled "saved", inserted and saved on a coordinator of a fresh file; the
+    /// coordinator, the note's ID and the save's change set.
+    private static func savedNote(_ dir: TemporaryDirectory) async throws -> (writer: StoreCoordinator, id: ObjectID, changes: ChangeSet) {
+        let (writer, importer) = try await makeStore(dir)
+        let received = Received<ChangeSet>()
+        let token = importer.observeChanges { received.append($0) }
+        let id = try await importer.perform { () throws -> ObjectID in
+            let note = importer.insert(Note.self)
+            note.title = "saved"
+            try importer.save()
+            return note.objectID
+        }
+        token.cancel()
+        return (writer, id, try #require(received.all.first))
+    }
+
     @Test func aChangeSetMergedAfterALaterOneIsReadFromTheStore() async throws {
         let dir = TemporaryDirectory()
         let (id, a, b, main, _) = try await Self.insertAndRename(dir)
@@ -147,23 +163,14 @@ import Testing
 
     @Test func aBatchUpdateAfterTheSaveEndsItsRows() async throws {
         let dir = TemporaryDirectory()
-        let (writer, importer) = try await makeStore(dir)
-        let received = Received<ChangeSet>()
-        let token = importer.observeChanges { received.append($0) }
-        let id = try await importer.perform { () throws -> ObjectID in
-            let note = importer.insert(Note.self)
-            note.title = "saved"
-            try importer.save()
-            return note.objectID
-        }
-        token.cancel()
+        let (writer, id, changes) = try await Self.savedNote(dir)
         // Its change set goes back to the caller only: main never hears of it.
         _ = try writer.execute(BatchUpdateRequest(entityName: "Note", propertiesToUpdate: ["title": .string("batch")]))
         let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
         let main = ObjectContext(.privateQueue, coordinator: ui)
         let seen = Received<String>()
         let observer = main.observeChanges { _ in seen.append((main.object(with: id) as? Note)?.title ?? "") }
-        try await main.perform { main.merge(try #require(received.all.first)) }
+        try await main.perform { main.merge(changes) }
         observer.cancel()
         #expect(seen.all == ["batch"])
     }
@@ -203,16 +210,7 @@ import Testing
 
     @Test func aRefreshedObjectReadsTheStoreDuringTheMerge() async throws {
         let dir = TemporaryDirectory()
-        let (writer, importer) = try await makeStore(dir)
-        let received = Received<ChangeSet>()
-        let token = importer.observeChanges { received.append($0) }
-        let id = try await importer.perform { () throws -> ObjectID in
-            let note = importer.insert(Note.self)
-            note.title = "saved"
-            try importer.save()
-            return note.objectID
-        }
-        token.cancel()
+        let (writer, id, changes) = try await Self.savedNote(dir)
         try await writer.database.write { db in try db.execute(sql: "UPDATE Note SET title = 'changed behind'") }
         let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
         let main = ObjectContext(.privateQueue, coordinator: ui)
@@ -223,7 +221,7 @@ import Testing
             main.refresh(note, mergeChanges: false)
             seen.append((note as? Note)?.title ?? "")   // a refreshed fault reads the store
         }
-        try await main.perform { main.merge(try #require(received.all.first)) }
+        try await main.perform { main.merge(changes) }
         observer.cancel()
         #expect(seen.all == ["saved", "changed behind"])
     }

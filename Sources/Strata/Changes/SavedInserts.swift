@@ -23,9 +23,8 @@ final class SavedInserts: Sendable {
     let blocks: [Int: KeyBlock]
     /// The key each temporary ID of the save became (relationship targets are named by them).
     let keys: [ObjectID: Int64]
-    /// The save's commit's number among this process's commits to the file: a context that
-    /// merged a later commit's change set first does not take these rows (they may be older
-    /// than what it was told).
+    /// The save's commit's number among this process's commits to the file: a batch update or
+    /// delete numbered after it (which no context hears of) ends these rows' use.
     let commit: UInt64
     /// When the save committed (monotonic nanoseconds), for a positive `stalenessInterval`.
     let committedAt: UInt64
