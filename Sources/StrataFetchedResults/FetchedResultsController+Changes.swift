@@ -42,11 +42,16 @@ extension FetchedResultsController {
         let window = showsWindow && !members.keys.contains { $0.isTemporary }
         let readKeys = window ? index.evaluator.readKeys : []
         var updatedIDs = Set<ObjectID>()
+        var boundary = WindowBoundary.unknown
         for (id, values) in changes.updated where isOurs(id) {
             // No changed key (a value set back to what was saved, or to what it was): nothing
             // shown changed.
             if values.isEmpty { continue }
-            if window, members[id] == nil, values.keys.allSatisfy({ !readKeys.contains($0) }) { continue }
+            if window, members[id] == nil {
+                if values.keys.allSatisfy({ !readKeys.contains($0) }) { continue }
+                // Moved, but still after the window's last result (a reorder far down the list).
+                if staysBelowWindow(id, changed: values, boundary: &boundary) { continue }
+            }
             // A result's shown values are what it holds now (a merge keeps unsaved local edits
             // of the merged keys); other objects' are what the change set says.
             var values = values

@@ -124,6 +124,55 @@ struct WindowChangeTests {
         try fixture.check("updates of an unread key")
     }
 
+    @Test func movesBelowTheWindowReadNothingAndRefetchNothing() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 200, limit: 20)
+        let registered = fixture.main.performAndWait { fixture.main.registeredObjects.count }
+
+        // Rows far down the list moved to other places after the window's last row (190), one
+        // just after it: their new positions, in the change set, place them; nothing is read,
+        // fetched or reported.
+        var stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [500, 1_000, 1_500], in: context) { row.position = row.position == 500 ? 195 : row.position + 7 }
+        }
+        #expect(stats.windowRefetches == 0)
+        #expect(stats.windowBatchesInMemory == 0)
+        #expect(fixture.recorder.batches.isEmpty)
+        #expect(fixture.main.performAndWait { fixture.main.registeredObjects.count } == registered)
+        try fixture.check("moved below the window")
+
+        // A row moved onto the last row's position sorts by ID: an older row (smaller key)
+        // comes in before it. The first row leaves (fetched), so the last is the row moved to
+        // 195 (key 51); the row with key 1 moved to 195 sorts before it and must come back in.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [0], in: context) { row.position = 5_000 }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("first row moved out")
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [5_000], in: context) { row.position = 195 }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("tie with the last row, older ID")
+
+        // A row the main context holds filled, hidden by the predicate with its position kept:
+        // its own position (not in the change set) says it stays below; nothing fetched.
+        let heldPosition: Int64 = 1_200
+        try fixture.main.performAndWait { _ = try fixture.rows(at: [heldPosition], in: fixture.main).first?.title }
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [heldPosition], in: context) { row.visible = false }
+        }
+        #expect(stats.windowRefetches == 0)
+        try fixture.check("held row hidden below the window")
+
+        // The same change of a row main does not hold: its position is unknown, so fetched.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [1_300], in: context) { row.visible = false }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("unheld row hidden below the window")
+    }
+
     @Test func arrivalsBeforeTheBoundaryPushTheLastRowsOut() async throws {
         let directory = TemporaryDirectory()
         let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 50, limit: 10)

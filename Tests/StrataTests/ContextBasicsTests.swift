@@ -159,6 +159,29 @@ import Testing
         }
     }
 
+    @Test func registeredObjectNeverMakesAFault() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let (temporary, permanent) = try await context.perform {
+            let note = context.insert(Note.self)
+            let temporary = note.objectID
+            #expect(context.registeredObject(for: temporary) === note)
+            try context.save()
+            #expect(context.registeredObject(for: note.objectID) === note)
+            #expect(context.registeredObject(for: temporary) === note)   // the saved insert, under its old ID
+            return (temporary, note.objectID)
+        }
+        #expect(temporary != permanent)
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        other.performAndWait {
+            #expect(other.registeredObject(for: permanent) == nil)
+            #expect(other.registeredObjects.isEmpty)   // asking made nothing
+            let fault = other.object(with: permanent)
+            #expect(other.registeredObject(for: permanent) === fault)
+            #expect(fault.isFault)   // and read nothing
+        }
+    }
+
     @Test func existingObjectOfMissingRowIsATypedError() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try await makeStore(dir)

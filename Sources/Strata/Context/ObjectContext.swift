@@ -326,6 +326,21 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// Every object the context holds.
     public var registeredObjects: Set<ManagedObject> { checkQueue(); return Set(registry.all) }
 
+    /// The object the context holds for `id`, or nil: never makes a fault and never reads the
+    /// store (Core Data's `registeredObject(for:)`). A temporary ID the context has since saved
+    /// finds the object under its permanent ID.
+    ///
+    /// For example:
+    /// ```swift
+    /// if let note = context.registeredObject(for: id), !note.isFault { print(note.changedValues()) }
+    /// ```
+    public func registeredObject(for id: ObjectID) -> ManagedObject? {
+        checkQueue()
+        if let object = registry[id] { return object }
+        guard id.isTemporary, case let permanent = registry.current(id), permanent != id else { return nil }
+        return registry[permanent]
+    }
+
     /// Inserts a new object of a typed class. Its defaults are the wrappers' initial values;
     /// `awakeFromInsert()` runs before this returns. Inserting an abstract entity's class is a
     /// programmer error (a trap).

@@ -18,6 +18,26 @@ extension FetchEvaluator {
         return keys
     }
 
+    /// The attribute each sort key reads, in order, when every sort key is one of the entity's
+    /// own attributes (no key path through a relationship, no count or aggregate); nil
+    /// otherwise. Then an object's sort values are those attributes' values, so they can be
+    /// known from a change set's new values without reading the object.
+    ///
+    /// For example:
+    /// ```swift
+    /// let evaluator = try FetchRequest<Note>(sortKeys: [SortKey("position")]).evaluator(in: context)
+    /// evaluator.sortAttributeNames   // ["position"]
+    /// ```
+    public var sortAttributeNames: [String]? {
+        var names: [String] = []
+        names.reserveCapacity(plan.sortKeys.count)
+        for key in plan.sortKeys {
+            guard key.keyPath.steps.isEmpty, case .attribute(let i) = key.keyPath.terminal else { return nil }
+            names.append(key.keyPath.endEntity.attributeNames[i])
+        }
+        return names
+    }
+
     private static func insertKeys(of node: CompiledPredicate.Node, into keys: inout Set<String>) {
         switch node {
         case .constant:

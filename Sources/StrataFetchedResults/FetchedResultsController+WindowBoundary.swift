@@ -1,0 +1,51 @@
+import Strata
+
+/// The last result of a full `fetchLimit` window, worked out at most once per change set:
+/// every object outside the window sorts after it or does not match.
+enum WindowBoundary {
+    case unknown
+    case none
+    case last(values: [PropertyValue], id: ObjectID, sortKeys: [String])
+}
+
+extension FetchedResultsController {
+    /// Whether an object outside a full `fetchLimit` window, updated with `changed`, certainly
+    /// stays outside: its sort values after the change sort after the window's last result, so
+    /// whether it matches does not matter and nothing needs reading. Its sort values are the
+    /// object's own when the context holds it filled (unsaved edits included, as a fetch with
+    /// pending changes sees them), else the change set's new values, when it names every sort
+    /// key. False when that cannot be known (a sort key through a relationship, a window with an
+    /// offset, sections, or not full): the caller then treats the object as one that may come in.
+    /// O(sort keys), no read: a reorder far below a list's first screen costs it nothing.
+    func staysBelowWindow(_ id: ObjectID, changed: [String: PropertyValue], boundary: inout WindowBoundary) -> Bool {
+        if case .unknown = boundary { boundary = windowBoundary() }
+        guard case .last(let lastValues, let lastID, let sortKeys) = boundary, !id.isTemporary else { return false }
+        let values: [PropertyValue]
+        if let object = context.registeredObject(for: id), !object.isFault {
+            guard !object.isDeleted, object.context === context else { return false }
+            values = index.evaluator.sortValues(of: object)
+        } else {
+            var known: [PropertyValue] = []
+            known.reserveCapacity(sortKeys.count)
+            for key in sortKeys {
+                guard let value = changed[key] else { return false }
+                known.append(value)
+            }
+            values = known
+        }
+        index.statistics.comparisons += 1
+        return index.evaluator.compare(values, id, lastValues, lastID) > 0
+    }
+
+    /// The window's last result and the sort keys' attributes, or `.none` when objects outside
+    /// cannot be placed against it from their values alone.
+    private func windowBoundary() -> WindowBoundary {
+        let limit = fetchRequest.fetchLimit
+        guard fetchRequest.fetchOffset == 0, limit > 0, !index.isSectioned, index.sections.count == 1,
+              let sortKeys = index.evaluator.sortAttributeNames else { return .none }
+        let section = index.sections[0]
+        guard section.entries.count >= limit, let last = section.entries.last else { return .none }
+        let id = objectKeys[ObjectIdentifier(last.object)] ?? last.id   // its ID now (a fetch breaks ties with it)
+        return .last(values: index.values(at: section.entries.count - 1, in: section), id: id, sortKeys: sortKeys)
+    }
+}
