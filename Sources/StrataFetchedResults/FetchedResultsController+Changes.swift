@@ -32,15 +32,21 @@ extension FetchedResultsController {
         }
         // A window that more new objects arrive in than it holds fetches itself again (reading
         // them all would cost more), so they need not be listed one by one.
-        let arrivals = showsWindow ? changes.inserted.lazy.filter(isOurs).count : 0
+        var arrivals = 0
+        if showsWindow {
+            for id in changes.inserted where isOurs(id) {
+                arrivals += 1
+                if arrivals > fetchRequest.fetchLimit { break }   // enough to know
+            }
+        }
         let refetchesWindow = showsWindow && arrivals > fetchRequest.fetchLimit
         if !refetchesWindow { for id in changes.inserted where isOurs(id) { touched.insert(id) } }
         // A window whose results all have permanent IDs (none can be held under an older ID)
         // passes over the objects outside it that a change cannot bring in: ones updated only
-        // in keys the request does not read, and (without an offset) deleted ones. O(1) each,
-        // nothing remembered.
+        // in keys the request does not read or sorting after its last result by their new
+        // values, and (without an offset) deleted ones. O(1) each, nothing remembered.
         let window = showsWindow && !members.keys.contains { $0.isTemporary }
-        let readKeys = window ? index.evaluator.readKeys : []
+        let readKeys = window ? index.readKeys : []
         var updatedIDs = Set<ObjectID>()
         var boundary = WindowBoundary.unknown
         for (id, values) in changes.updated where isOurs(id) {
@@ -111,7 +117,7 @@ extension FetchedResultsController {
         // New membership and sort values. A result updated only in keys the request does not
         // read (say, a relationship an import sets in a second pass) matches and sorts as it did:
         // its values are taken as they were, without evaluating or reading it.
-        let sortAndPredicateKeys = index.evaluator.readKeys
+        let sortAndPredicateKeys = index.readKeys
         var newValues: [ObjectID: [PropertyValue]] = [:]
         for id in touched where !changes.deleted.contains(id) {
             if !unread, !changes.inserted.contains(id), let member = members[id], member.indexedID == id, let values = member.values,

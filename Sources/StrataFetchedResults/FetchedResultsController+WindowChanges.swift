@@ -22,7 +22,7 @@ extension FetchedResultsController {
         let section = index.sections[0]
         let evaluator = index.evaluator
         let wasFull = section.entries.count >= limit
-        let readKeys = evaluator.readKeys
+        let readKeys = index.readKeys
 
         // Classify the touched objects: untouched-in-effect members stay as they are; the rest
         // are evaluated again.

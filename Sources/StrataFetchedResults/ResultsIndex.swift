@@ -49,12 +49,17 @@ final class ResultsIndex {
     }
 
     let evaluator: FetchEvaluator
+    /// The keys the request reads (`FetchEvaluator.readKeys`), as a list: there are a few, and
+    /// comparing a changed key with each costs less than hashing it (a change set names one
+    /// key of each of thousands of objects).
+    let readKeys: [String]
     let isSectioned: Bool
     var sections: [Section] = []
     var statistics = FetchedResultsStatistics()
 
     init(evaluator: FetchEvaluator, isSectioned: Bool) {
         self.evaluator = evaluator
+        self.readKeys = Array(evaluator.readKeys)
         self.isSectioned = isSectioned
         if !isSectioned { sections = [Section(name: "", key: .null)] }
     }

@@ -173,4 +173,59 @@ final class Received<T: Sendable>: @unchecked Sendable {  // safe: every access 
         #expect(inChild == "v2")
         #expect(inSibling == "v2")
     }
+
+    /// A merge of another root's save passes down to children only the permanent IDs they can
+    /// name (none of another context's new objects), while its own observers see the change
+    /// set as saved; a parent's own save passes all of them down.
+    @Test func aMergePassesDownOnlyThePermanentIDsChildrenCanName() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer) = try await makeStore(dir)
+        let main = ObjectContext(.privateQueue, parent: writer)
+        let importer = ObjectContext(.privateQueue, coordinator: coordinator)
+        main.performAndWait { main.automaticallyMergesChangesFromParent = true }
+        let inWriter = Received<ChangeSet>(), inMain = Received<ChangeSet>(), saved = Received<ChangeSet>()
+        let tokens = [writer.observeChanges { inWriter.append($0) }, main.observeChanges { inMain.append($0) },
+                      importer.observeChanges { saved.append($0) }]
+        try await importer.perform {
+            for i in 0..<3 { importer.insert(Note.self).title = "n\(i)" }
+            try importer.save()
+        }
+        let imported = try #require(saved.all.last)
+        #expect(imported.permanentIDs.count == 3)
+        writer.performAndWait { writer.merge(imported) }
+        let mainSaw = try await main.perform { inMain.all }
+        #expect(inWriter.all.last?.permanentIDs.count == 3)   // the writer's observers: as saved
+        #expect(mainSaw.last?.inserted.count == 3)
+        #expect(mainSaw.last?.permanentIDs.isEmpty == true)   // nothing in main can name them
+
+        // The writer's own save: main holds its new object's temporary ID, and gets them all.
+        let pushed = try await main.perform { () throws -> ObjectID in
+            let note = main.insert(Note.self)
+            try main.save()
+            return note.objectID
+        }
+        try await writer.perform { try writer.save() }
+        let permanent = try await main.perform { () -> ObjectID? in
+            inMain.all.last?.permanentIDs[pushed]
+        }
+        #expect(permanent != nil && permanent?.isTemporary == false)
+        #expect(main.performAndWait { main.registeredObject(for: pushed)?.objectID } == permanent)
+
+        // An object main names only by ID (a to-one of a note it read from the writer) learns
+        // its permanent ID from the writer's save.
+        let noteID = try await writer.perform { () throws -> ObjectID in
+            let note = writer.insert(Note.self), folder = writer.insert(Folder.self)
+            note.folder = folder
+            try writer.obtainPermanentIDs(for: [note])
+            return note.objectID
+        }
+        let read = try await main.perform { () throws -> Bool in (try main.existingObject(with: noteID) as? Note) != nil }
+        #expect(read)
+        try await writer.perform { try writer.save() }
+        let folderID = try await main.perform { () throws -> ObjectID? in
+            (try main.existingObject(with: noteID) as? Note)?.folder?.objectID
+        }
+        #expect(folderID?.isTemporary == false)
+        tokens.forEach { $0.cancel() }
+    }
 }

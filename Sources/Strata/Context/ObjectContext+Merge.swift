@@ -31,13 +31,26 @@ extension ObjectContext {
         mergeChanges(changes)
     }
 
-    func mergeChanges(_ changes: ChangeSet) {
+    /// Merges `changes`; `fromParent` when they are the parent's (its save, or what it
+    /// merged), rather than a save outside this context's ancestors.
+    func mergeChanges(_ changes: ChangeSet, fromParent: Bool = false) {
         // A merge inside an observer of another ends that one's rows: it may pass over updates
         // of objects not held here, which those rows would then predate.
         mergingChanges = nil
         mergingLookup = nil
         catchUpPermanentIDs()
-        if !changes.permanentIDs.isEmpty { applyPermanentIDs(changes.permanentIDs) }
+        // The temporary IDs of a save outside this context's ancestors are the saver's own:
+        // nothing here or below can name them but an object registered under one (a fault made
+        // from an ID handed across), so only those apply and go on to the children. A parent's
+        // may also name objects it holds that this context refers to by ID: all apply. (The
+        // hybrid stack's main context would otherwise walk every ID of every import twice:
+        // once merging it, once when its parent, the writer, passes it down.)
+        var forChildren = changes
+        if !fromParent, !changes.permanentIDs.isEmpty {
+            let held = changes.permanentIDs.filter { registry[$0.key] != nil }
+            if held.count != changes.permanentIDs.count { forChildren.permanentIDs = held }
+        }
+        if !forChildren.permanentIDs.isEmpty { applyPermanentIDs(forChildren.permanentIDs) }
         forget(changes.deleted.compactMap { registry[$0] })
         for (id, values) in changes.updated {
             guard let object = registry[id], !object.lifecycle.isDeleted else { continue }
@@ -80,7 +93,7 @@ extension ObjectContext {
             if let version = changes.versions[id] { object.rowVersion = version }
         }
         // Loaded to-manys that may have gained inserted objects read again when next touched.
-        if !changes.inserted.isEmpty { invalidateToMany(towards: Set(changes.inserted.flatMap { $0.entity.selfAndSuperentityIndexes(in: model) })) }
+        if !changes.inserted.isEmpty { invalidateToMany(towards: entityIndexes(receiving: changes.inserted)) }
         // Observers (a fetched results controller placing the new objects) fault the new
         // objects in from the rows the save wrote, not from SQLite (see `fireFault`), unless
         // a change set of a later commit was merged first: the updates it brought to objects
@@ -90,10 +103,23 @@ extension ObjectContext {
             mergingChanges = changes
             mergingLookup = changes.savedInserts.count > 1 ? SavedInsertsLookup(changes.savedInserts) : nil
             defer { mergingChanges = nil; mergingLookup = nil }   // a merge an observer starts meanwhile ends this one's too
-            publish(changes)
+            publish(changes, children: forChildren)
         } else {
-            publish(changes)
+            publish(changes, children: forChildren)
         }
+    }
+
+    /// The entities (and their superentities) that objects of `inserted` belong to: each
+    /// entity's list made once, not once per object.
+    private func entityIndexes(receiving inserted: Set<ObjectID>) -> Set<Int> {
+        var indexes = Set<Int>()
+        var seen = Set<Int>()
+        var last: EntityDescription?
+        for id in inserted where id.entity !== last {
+            last = id.entity
+            if seen.insert(id.entity.index).inserted { indexes.formUnion(id.entity.selfAndSuperentityIndexes(in: model)) }
+        }
+        return indexes
     }
 
     /// Drops deleted objects: out of the context, and out of every loaded relationship of

@@ -38,12 +38,16 @@ extension ObjectContext {
         observers.addWillSaveHandler(handler)
     }
 
-    /// Tells observers, then auto-merging children (except `origin`), about `changes`.
-    func publish(_ changes: ChangeSet, except origin: ObjectContext? = nil) {
+    /// Tells observers, then auto-merging children (except `origin`), about `changes`
+    /// (children get `childChanges` when given: a merge passes down only the permanent IDs
+    /// that concern them).
+    func publish(_ changes: ChangeSet, except origin: ObjectContext? = nil, children childChanges: ChangeSet? = nil) {
         guard !changes.isEmpty || !changes.permanentIDs.isEmpty else { return }
         observers.publish(changes)
+        let forChildren = childChanges ?? changes
+        guard !forChildren.isEmpty || !forChildren.permanentIDs.isEmpty else { return }
         for child in children.withLock({ $0.compactMap(\.context) }) where child !== origin {
-            child.queue.async { child.receiveFromParent(changes) }
+            child.queue.async { child.receiveFromParent(forChildren) }
         }
     }
 
@@ -51,7 +55,7 @@ extension ObjectContext {
     /// merged when the context merges automatically.
     func receiveFromParent(_ changes: ChangeSet) {
         if automaticallyMergesChangesFromParent {
-            mergeChanges(changes)
+            mergeChanges(changes, fromParent: true)
             return
         }
         _ = noteCommits(of: changes)   // a save of the parent's is a commit this context was told of
