@@ -5,6 +5,9 @@ struct SaveOutcome: Sendable {
     var assignedKeys: [ObjectID: Int64] = [:]
     /// The same keys by position in the batch's inserts (`nil`: the ID was permanent already).
     var insertedKeys: [Int64?] = []
+    /// The keys reserved for inserts that then became an existing row, by their temporary IDs:
+    /// rows this save wrote before that may name them (``SaveTransaction/repointForeignKeys(_:_:)``).
+    var reservedKeysOfAdopted: [ObjectID: Int64] = [:]
     /// Row versions written, where they are not simply 1 (insert) or the read version + 1.
     var versions: [ObjectID: Int64] = [:]
     /// Rows as they stand after a conflict was resolved by the merge policy: the object takes them.

@@ -107,6 +107,7 @@ extension SaveTransaction {
             try RawStatement.forEachRow(statement, db) { existing = (sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1)) }
             guard let existing else { continue }
             if isRegistered(ObjectID(entity: entity, key: existing.key)) { return false }
+            if let reserved = outcome.assignedKeys[change.id] { outcome.reservedKeysOfAdopted[change.id] = reserved }
             outcome.assign(existing.key, to: change.id, at: position)
             if policy == .mergeByPropertyObjectTrump || policy == .overwrite {
                 guard try writeUpdate(change, columns: writableColumns(of: change), expecting: existing.version, db, outcome, statements) else { return false }
@@ -115,6 +116,41 @@ extension SaveTransaction {
             return true
         }
         return false
+    }
+
+    /// Foreign keys this save wrote before an insert became an existing row name the key that
+    /// insert had been reserved: they are set to the row's key. Only a row this save wrote can
+    /// hold a reserved key (it was never used before), and only a column that still holds it
+    /// changes: a row taken as it stands (store-trump, rollback) keeps its own. Join tables,
+    /// positions and history are written after every insert's key is settled.
+    func repointForeignKeys(_ db: Database, _ outcome: inout SaveOutcome) throws {
+        for change in batch.inserted { try repointForeignKeys(of: change, db, outcome) }
+        for change in batch.updated where !outcome.vanished.contains(change.id) { try repointForeignKeys(of: change, db, outcome) }
+        // A row taken after an earlier conflict may have been read with a reserved key (an
+        // object-trump adoption whose to-one was adopted after it): read it again. A key that
+        // only looks reserved (another entity's) costs a read, nothing else.
+        let reserved = Set(outcome.reservedKeysOfAdopted.values)
+        for (id, row) in outcome.refreshed where namesAnyKey(row, in: reserved) {
+            if let again = try readRow(of: id, db, key: key(of: id, outcome)) { outcome.refreshed[id] = again }
+        }
+    }
+
+    private func namesAnyKey(_ row: RowSnapshot, in keys: Set<Int64>) -> Bool {
+        row.relationValues.indices.contains { index in
+            if let target = row.toOneTarget(index) ?? nil { keys.contains(target.key) } else { false }
+        }
+    }
+
+    private func repointForeignKeys(of change: ObjectChange, _ db: Database, _ outcome: SaveOutcome) throws {
+        let entity = change.id.entity
+        for column in entity.columns {
+            guard case .foreignKey(let slot) = column, let target = change.toOneTarget(at: slot) ?? nil,
+                  let reserved = outcome.reservedKeysOfAdopted[target], let adopted = outcome.assignedKeys[target],
+                  let own = key(of: change.id, outcome) else { continue }
+            let name = quoted(StoreSchema.columnName(column, in: entity))
+            try db.cachedStatement(sql: "UPDATE \(quoted(entity.tableName)) SET \(name) = ? WHERE _id = ? AND \(name) = ?")
+                .execute(arguments: [adopted, own, reserved])
+        }
     }
 
     /// Records the row as it now stands, for the object to take after the commit.

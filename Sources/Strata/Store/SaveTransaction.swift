@@ -60,6 +60,7 @@ struct SaveTransaction {
         for change in batch.updated { try updateRow(change, db, &outcome, &conflicts, statements) }
         for deletion in batch.deleted { try deleteRow(deletion, db, &outcome, &conflicts) }
         for (position, change) in waiting { _ = try insertRow(change, at: position, db, &outcome, statements, waitsOnCollision: false) }
+        if !outcome.reservedKeysOfAdopted.isEmpty { try repointForeignKeys(db, &outcome) }
         // After every delete, so rows deleted by this save (a cascade) are not touched first.
         for deletion in batch.deleted where !outcome.undeleted.contains(deletion.id) && !deletion.id.isTemporary {
             for relationship in deletion.id.entity.relationships {
