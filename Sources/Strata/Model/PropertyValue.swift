@@ -61,7 +61,9 @@ public enum PropertyValue: Sendable, Hashable, CustomStringConvertible {
         case .double(let v): "\(v)"
         case .string(let v): "\"\(v)\""
         case .bool(let v): "\(v)"
-        case .date(let v): "\(v)"
+        // Foundation traps formatting a date that is not finite (the value of an error
+        // refusing a NaN date): its seconds since 1970 are shown instead.
+        case .date(let v): v.timeIntervalSince1970.isFinite ? "\(v)" : "date(\(v.timeIntervalSince1970))"
         case .data(let v): "<\(v.count) bytes>"
         case .uuid(let v): v.uuidString
         case .url(let v): v.absoluteString

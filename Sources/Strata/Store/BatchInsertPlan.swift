@@ -6,10 +6,9 @@ import GRDBSQLite
 /// how it is checked, worked out once per request; ``run(count:_:keys:sql:_:)`` then checks
 /// and binds each value in one `switch` over it.
 ///
-/// One pass matters because `PropertyValue` is matched from where it lies: each `switch` on
-/// it copies it first (it is address-only: `TransformedValue` holds an existential), so
-/// checking it in one function and binding it in another paid that copy, and its destroy,
-/// several times per column.
+/// One pass: each value is matched once, where it lies in the row, instead of being copied
+/// out of the row, matched by a check and matched again by two binds (each match of a value
+/// copied and destroyed it, while `PropertyValue` was address-only).
 struct BatchInsertPlan {
 
     /// The extra check a column's values get, beyond nil-for-required and object IDs.
