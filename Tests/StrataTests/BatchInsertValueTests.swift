@@ -152,7 +152,7 @@ import Testing
 @Suite struct BatchInsertTypeMismatchTests {
     @Test func aValueOfAnotherTypeIsStoredAsGiven() async throws {
         let dir = TemporaryDirectory()
-        let (coordinator, _) = try await openSamples(dir.file())
+        let (coordinator, context) = try await openSamples(dir.file())
         let request = BatchInsertRequest(entityName: "Sample", keys: ["name", "large"], rows: [[.string("a"), .string("x")]])
         let result = Result { () throws(StrataError) in try coordinator.execute(request) }
         let error: StrataError? = if case .failure(let failure) = result { failure } else { nil }
@@ -161,5 +161,10 @@ import Testing
         }
         let stored = try await coordinator.database.read { db in try String.fetchAll(db, sql: "SELECT typeof(large) FROM Sample") }
         #expect(error != nil || stored == ["text"])   // today: written as given
+        // ... and a fetch of the row then fails as undecodable.
+        let fetchError = try await context.perform { () -> StrataError.Code? in
+            do { _ = try context.fetch(FetchRequest<Sample>()); return nil } catch { return (error as? StrataError)?.code }
+        }
+        #expect(error != nil || fetchError == .undecodableValue)
     }
 }

@@ -5,8 +5,12 @@ import GRDBSQLite
 extension StoreCoordinator {
     /// Writes the rows of `request` in one transaction and returns their new IDs, in order.
     ///
-    /// - Throws: `.invalidRequest` for unknown keys or values of the wrong kind, `.validation`
-    ///   for a nil required attribute, `.conflict` for a unique collision; nothing is written then.
+    /// - Throws: `.invalidRequest` for unknown keys, an unsaved object's ID or a to-many value,
+    ///   `.validation` for a nil required attribute or to-one, `.unencodableValue` for a value
+    ///   that would not read back the same (an integer out of an `int16`/`int32` range, a NaN
+    ///   date, a NaN or over-long decimal), `.conflict` for a unique collision; nothing is
+    ///   written then. A value's type is not compared with its attribute's (a known gap:
+    ///   text given for an integer is stored as text).
     ///
     /// For example:
     /// ```swift
