@@ -61,7 +61,9 @@ public enum PropertyValue: Sendable, Hashable, CustomStringConvertible {
         case .double(let v): "\(v)"
         case .string(let v): "\"\(v)\""
         case .bool(let v): "\(v)"
-        case .date(let v): "\(v)"
+        // Foundation traps formatting a date that is not finite (the value of an error
+        // refusing a NaN date): its seconds since 1970 are shown instead.
+        case .date(let v): v.timeIntervalSince1970.isFinite ? "\(v)" : "date(\(v.timeIntervalSince1970))"
         case .data(let v): "<\(v.count) bytes>"
         case .uuid(let v): v.uuidString
         case .url(let v): v.absoluteString
@@ -79,14 +81,24 @@ public struct TransformedValue: Sendable, Hashable {
     /// The encoded form, as stored in SQLite.
     public let data: Data
     /// The decoded value, when known.
-    public let value: (any Sendable)?
+    public var value: (any Sendable)? { decoded?.value }
+    /// The decoded value in a box: an existential held inline would make every
+    /// ``PropertyValue`` address-only, so that each `switch` over one (on every save, fetch
+    /// and batch insert) copied it through its value witnesses.
+    private let decoded: DecodedValue?
 
     /// Creates a transformed value from its bytes and (optionally) its decoded value.
     public init(data: Data, value: (any Sendable)?) {
         self.data = data
-        self.value = value
+        self.decoded = value.map(DecodedValue.init)
     }
 
     public static func == (lhs: TransformedValue, rhs: TransformedValue) -> Bool { lhs.data == rhs.data }
     public func hash(into hasher: inout Hasher) { hasher.combine(data) }
+}
+
+/// The decoded value of a ``TransformedValue``, boxed (immutable, so `Sendable` as it is).
+private final class DecodedValue: Sendable {
+    let value: any Sendable
+    init(_ value: any Sendable) { self.value = value }
 }

@@ -12,7 +12,7 @@ enum RawStatement {
         switch value {
         case .null, .objectIDs: sqlite3_bind_null(handle, index)
         case .integer(let v): sqlite3_bind_int64(handle, index, v)
-        case .double(let v): if PropertyValue.needsBits(v) { bindBlob(PropertyValue.bits(of: v), handle, index) } else { sqlite3_bind_double(handle, index, v) }
+        case .double(let v): bindDouble(v, handle, index)
         case .bool(let v): sqlite3_bind_int64(handle, index, v ? 1 : 0)
         case .date(let v): sqlite3_bind_double(handle, index, v.timeIntervalSince1970)
         case .string(let v): bindText(v, handle, index)
@@ -23,6 +23,11 @@ enum RawStatement {
         case .transformed(let v): bindBlob(v.data, handle, index)
         case .objectID(let id): if id.isTemporary { sqlite3_bind_null(handle, index) } else { sqlite3_bind_int64(handle, index, id.key) }
         }
+    }
+
+    /// Binds a double as a REAL, or as its 8 bytes when a REAL would lose it (NaN, `-0.0`).
+    static func bindDouble(_ v: Double, _ handle: OpaquePointer, _ index: Int32) {
+        if PropertyValue.needsBits(v) { bindBlob(PropertyValue.bits(of: v), handle, index) } else { sqlite3_bind_double(handle, index, v) }
     }
 
     static func bindText(_ text: String, _ handle: OpaquePointer, _ index: Int32) {
