@@ -44,8 +44,10 @@ extension FetchedResultsController {
         guard fetchRequest.fetchOffset == 0, limit > 0, !index.isSectioned, index.sections.count == 1,
               let sortKeys = index.evaluator.sortAttributeNames else { return .none }
         let section = index.sections[0]
-        guard section.entries.count >= limit, let last = section.entries.last else { return .none }
+        // Only values the last result was placed with bound the window: a never-read one (a
+        // `fetchBatchSize` window) would be read now, with what the batch may have changed.
+        guard section.entries.count >= limit, let last = section.entries.last, let values = last.values else { return .none }
         let id = objectKeys[ObjectIdentifier(last.object)] ?? last.id   // its ID now (a fetch breaks ties with it)
-        return .last(values: index.values(at: section.entries.count - 1, in: section), id: id, sortKeys: sortKeys)
+        return .last(values: values, id: id, sortKeys: sortKeys)
     }
 }

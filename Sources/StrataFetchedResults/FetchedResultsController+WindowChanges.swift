@@ -49,9 +49,15 @@ extension FetchedResultsController {
         }
         if needsRead > limit { return false }
 
-        // The boundary: every untouched object outside sorts after it.
+        // The boundary: every untouched object outside sorts after it. Its values must be the
+        // ones the last result was placed with: a never-read last result (a `fetchBatchSize`
+        // window) that the batch changes would be read with its new values, so the window is
+        // fetched again instead.
+        let last = section.entries.count - 1
+        if wasFull, section.entries[last].values == nil,
+           let key = objectKeys[ObjectIdentifier(section.entries[last].object)], touched.contains(key) { return false }
         let boundary: (values: [PropertyValue], id: ObjectID)? = wasFull
-            ? (index.values(at: section.entries.count - 1, in: section), section.entries[section.entries.count - 1].id) : nil
+            ? (index.values(at: last, in: section), section.entries[last].id) : nil
 
         // Candidates: the untouched members, then the touched objects that match now.
         let reevaluatedSet = Set(reevaluated)

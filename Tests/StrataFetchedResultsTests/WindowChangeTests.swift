@@ -23,11 +23,12 @@ struct WindowChangeTests {
         var token: ChangeObservation?
         var model: ListModel
 
-        init(coordinator: StoreCoordinator, rows: Int, limit: Int) throws {
+        init(coordinator: StoreCoordinator, rows: Int, limit: Int, batchSize: Int = 0) throws {
             let main = ObjectContext(.privateQueue, coordinator: coordinator)
             let importer = ObjectContext(.privateQueue, coordinator: coordinator)
             var request = FetchRequest<Row>(predicate: ObjectPredicate.key("visible") == true, sortKeys: [SortKey("position")])
             request.fetchLimit = limit
+            request.fetchBatchSize = batchSize
             try importer.performAndWait {
                 for position in 0..<rows {
                     let row = importer.insert(Row.self)
@@ -171,6 +172,29 @@ struct WindowChangeTests {
         }
         #expect(stats.windowRefetches == 1)
         try fixture.check("unheld row hidden below the window")
+    }
+
+    /// A `fetchBatchSize` window holds rows past its first batch as never-read faults: its
+    /// last row's sort values are not known until read, and read after a batch that changed
+    /// it they are the new ones. They must not bound the window (found in review).
+    @Test func aNeverReadLastRowThatTheBatchMovesDoesNotBoundTheWindow() async throws {
+        let directory = TemporaryDirectory()
+        let coordinator = try await makeCoordinator(directory)
+        let fixture = try Fixture(coordinator: coordinator, rows: 40, limit: 10, batchSize: 2)
+        // The last row (90) moves to the top and a row from outside (300) to just after it:
+        // the outside row comes in.
+        try fixture.importStep { context in
+            for row in try fixture.rows(at: [90, 300], in: context) { row.position = row.position == 90 ? 5 : 15 }
+        }
+        try fixture.check("last row moved up, outside row moved in")
+
+        let otherDirectory = TemporaryDirectory()
+        let other = try Fixture(coordinator: try await makeCoordinator(otherDirectory), rows: 40, limit: 10, batchSize: 2)
+        // The last row (90) moves far down on its own: the next row (100) takes its place.
+        try other.importStep { context in
+            for row in try other.rows(at: [90], in: context) { row.position = 500 }
+        }
+        try other.check("last row moved out")
     }
 
     @Test func arrivalsBeforeTheBoundaryPushTheLastRowsOut() async throws {

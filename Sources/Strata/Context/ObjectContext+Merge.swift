@@ -40,11 +40,15 @@ extension ObjectContext {
         mergingLookup = nil
         catchUpPermanentIDs()
         // The temporary IDs of a save outside this context's ancestors are the saver's own:
-        // nothing here or below can name them but an object registered under one (a fault made
-        // from an ID handed across), so only those apply and go on to the children. A parent's
-        // may also name objects it holds that this context refers to by ID: all apply. (The
-        // hybrid stack's main context would otherwise walk every ID of every import twice:
-        // once merging it, once when its parent, the writer, passes it down.)
+        // only an object registered here under one (a fault made from an ID handed across) can
+        // name them, so only those apply and go on to the children. (A child's own fault made
+        // from such an ID is not renamed: temporary IDs are not meant to cross contexts, as in
+        // Core Data.) IDs of this context's ancestors' saves need not come this way: the
+        // saving root deposits its whole mapping in every descendant's inbox
+        // (`catchUpPermanentIDs`, above), which also rewrites to-ones naming the ancestors'
+        // objects. A change set from the parent applies in full all the same. (The hybrid
+        // stack's main context would otherwise walk every ID of every import twice: once
+        // merging it, once when its parent, the writer, passes it down.)
         var forChildren = changes
         if !fromParent, !changes.permanentIDs.isEmpty {
             let held = changes.permanentIDs.filter { registry[$0.key] != nil }
