@@ -153,6 +153,25 @@ extension SaveTransaction {
         }
     }
 
+    /// The first position an ordered to-many of an insert that became a stored row gives its
+    /// members: one past the highest position of the row's stored members that the insert does
+    /// not list (0 when there are none). The insert never read them: its members follow them,
+    /// under every policy (a to-many is not a column of the row that a policy could overwrite).
+    /// `table` holds one row per member: `owner` names the row, `key` the member, `order` its
+    /// position.
+    func positionAfterStoredMembers(table: String, key: String, owner: String, order: String, ownKey: Int64,
+                                    members: [ObjectID], _ db: Database, _ outcome: SaveOutcome) throws -> Int64 {
+        let listed = Set(members.compactMap { self.key(of: $0, outcome) })
+        let statement = try db.cachedStatement(sql: "SELECT \(quoted(key)), \(quoted(order)) FROM \(quoted(table)) WHERE \(quoted(owner)) = ?")
+        statement.setUncheckedArguments([ownKey])
+        var first: Int64 = 0
+        try RawStatement.forEachRow(statement, db) { handle in
+            guard !listed.contains(sqlite3_column_int64(handle, 0)), sqlite3_column_type(handle, 1) != SQLITE_NULL else { return }
+            first = max(first, sqlite3_column_int64(handle, 1) + 1)
+        }
+        return first
+    }
+
     /// Records the row as it now stands, for the object to take after the commit.
     private func takeRow(of id: ObjectID, key: Int64?, _ db: Database, _ outcome: inout SaveOutcome) throws {
         guard let row = try readRow(of: id, db, key: key ?? self.key(of: id, outcome)) else { return }

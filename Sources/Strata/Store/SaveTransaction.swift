@@ -72,8 +72,10 @@ struct SaveTransaction {
         if !conflicts.isEmpty {
             throw StrataError(.conflict, "The save conflicts with changes made in the store since the objects were read: \(conflicts.map(\.description).joined(separator: "; "))", conflicts: conflicts)
         }
-        for change in batch.inserted { try writeRelationshipTables(change, db, outcome) }
-        for change in batch.updated where !outcome.vanished.contains(change.id) { try writeRelationshipTables(change, db, outcome) }
+        var later: [JoinPositions] = []
+        for change in batch.inserted { try writeRelationshipTables(change, db, outcome, later: &later) }
+        for change in batch.updated where !outcome.vanished.contains(change.id) { try writeRelationshipTables(change, db, outcome, later: &later) }
+        for positions in later { try writePositions(positions, db, outcome) }
         if !sql.derivedReads.isEmpty { try readDerivedValues(db, &outcome) }
         if let history { try recordHistory(history, db, outcome) }
         return outcome
@@ -310,7 +312,17 @@ struct SaveTransaction {
 
     // MARK: Join tables and positions
 
-    func writeRelationshipTables(_ change: ObjectChange, _ db: Database, _ outcome: SaveOutcome) throws {
+    /// The positions of an ordered to-many on the side of a join table that does not write its
+    /// rows: written after every change of the save, once the owning side's changes (later in
+    /// the batch, perhaps) have written the rows.
+    struct JoinPositions {
+        var change: ObjectChange
+        var join: JoinTable
+        var orderColumn: String
+        var members: [ObjectID]
+    }
+
+    func writeRelationshipTables(_ change: ObjectChange, _ db: Database, _ outcome: SaveOutcome, later: inout [JoinPositions]) throws {
         let entity = change.id.entity
         guard let ownKey = key(of: change.id, outcome) else { return }
         for relation in change.relations {
@@ -329,22 +341,38 @@ struct SaveTransaction {
                     }
                 }
                 if let orderColumn = join.ownOrderColumn {
-                    let sql = "UPDATE \(quoted(join.name)) SET \(quoted(orderColumn)) = ? WHERE \(quoted(join.ownColumn)) = ? AND \(quoted(join.otherColumn)) = ?"
-                    for (position, member) in members.enumerated() {
-                        guard let other = key(of: member, outcome) else { continue }
-                        try db.cachedStatement(sql: sql).execute(arguments: [position, ownKey, other])
-                    }
+                    let positions = JoinPositions(change: change, join: join, orderColumn: orderColumn, members: members)
+                    if join.isOwner { try writePositions(positions, db, outcome) } else { later.append(positions) }
                 }
-            case .inverseForeignKey(_, let orderColumn?):
+            case .inverseForeignKey(let column, let orderColumn?):
                 let destination = model.entities[relationship.destinationIndex]
+                // An insert that became a stored row adds its members after the row's own.
+                let adopted = !outcome.reservedKeysOfAdopted.isEmpty && outcome.reservedKeysOfAdopted[change.id] != nil
+                let first = adopted ? try positionAfterStoredMembers(table: destination.tableName, key: "_id", owner: column, order: orderColumn,
+                                                                     ownKey: ownKey, members: members, db, outcome) : 0
                 let sql = "UPDATE \(quoted(destination.tableName)) SET \(quoted(orderColumn)) = ? WHERE _id = ?"
                 for (position, member) in members.enumerated() where !deletedIDs.contains(member) {
                     guard let other = key(of: member, outcome) else { continue }
-                    try db.cachedStatement(sql: sql).execute(arguments: [position, other])
+                    try db.cachedStatement(sql: sql).execute(arguments: [first + Int64(position), other])
                 }
             default:
                 continue
             }
+        }
+    }
+
+    /// Numbers the members of an ordered many-to-many in its join table's rows.
+    func writePositions(_ positions: JoinPositions, _ db: Database, _ outcome: SaveOutcome) throws {
+        let join = positions.join
+        guard let ownKey = key(of: positions.change.id, outcome) else { return }
+        // An insert that became a stored row adds its members after the row's own.
+        let adopted = !outcome.reservedKeysOfAdopted.isEmpty && outcome.reservedKeysOfAdopted[positions.change.id] != nil
+        let first = adopted ? try positionAfterStoredMembers(table: join.name, key: join.otherColumn, owner: join.ownColumn, order: positions.orderColumn,
+                                                             ownKey: ownKey, members: positions.members, db, outcome) : 0
+        let sql = "UPDATE \(quoted(join.name)) SET \(quoted(positions.orderColumn)) = ? WHERE \(quoted(join.ownColumn)) = ? AND \(quoted(join.otherColumn)) = ?"
+        for (position, member) in positions.members.enumerated() {
+            guard let other = key(of: member, outcome) else { continue }
+            try db.cachedStatement(sql: sql).execute(arguments: [first + Int64(position), ownKey, other])
         }
     }
 }
