@@ -147,19 +147,19 @@ final class TaggedMember: ManagedObject {
         try await Self.checkStore(stored, keeper: keeperID, expected: expected, policy: policy)
     }
 
-    /// The stored keeper B (its pets read) gets a new pet tagged "x" before its own: an update
-    /// that renumbers B's list.
+    /// The stored keeper B (its pets read) gets a new pet tagged "x" after its own (position 1,
+    /// which A's "x" must not take): an update that renumbers B's list.
     @Test(arguments: AdoptedInsertTargetTests.adoptingPolicies)
     func aStoredKeepersPetThatBecomesAStoredPet(policy: MergePolicy) async throws {
         let dir = TemporaryDirectory()
         let stored = try await Self.makeStored(dir)
         let second = ObjectContext(.privateQueue, coordinator: stored.coordinator, mergePolicy: policy)
-        let expected = Self.expectedPets(policy: policy, keeperPets: ["x", "b1"])
+        let expected = Self.expectedPets(policy: policy, keeperPets: ["b1", "x"])
         try await second.perform {
             let keeper = try #require(try second.existingObject(with: stored.keeperB) as? PetKeeper)
             let x = second.insert(TaggedPet.self)
             x.tag = "x"
-            keeper.pets.insert(x, at: 0)
+            keeper.pets.append(x)
             try second.save()
             #expect(x.owner?.objectID == (Self.movesThePet(policy) ? stored.keeperB : stored.keeperA))
             #expect(keeper.pets.map(\.tag) == expected.keeper)
@@ -174,13 +174,13 @@ final class TaggedMember: ManagedObject {
         let dir = TemporaryDirectory()
         let stored = try await Self.makeStored(dir)
         let second = ObjectContext(.privateQueue, coordinator: stored.coordinator, mergePolicy: policy)
-        let expected = Self.expectedPets(policy: policy, keeperPets: ["x", "b1"])
+        let expected = Self.expectedPets(policy: policy, keeperPets: ["b1", "x"])
         try await second.perform {
             let a = try #require(try second.existingObject(with: stored.keeperA) as? PetKeeper)
             let keeper = try #require(try second.existingObject(with: stored.keeperB) as? PetKeeper)
             let x = second.insert(TaggedPet.self)
             x.tag = "x"
-            keeper.pets.insert(x, at: 0)
+            keeper.pets.append(x)
             try second.save()
             #expect(a.pets.map(\.tag) == expected.a)
             #expect(keeper.pets.map(\.tag) == expected.keeper)
@@ -208,12 +208,12 @@ final class TaggedMember: ManagedObject {
             let keeper = try #require(try second.existingObject(with: stored.keeperB) as? PetKeeper)
             let x = second.insert(TaggedPet.self)
             x.tag = "x"
-            keeper.pets.insert(x, at: 0)
+            keeper.pets.append(x)
             try second.save()
         }
         _ = token
         let changes = try #require(received.all.last)
-        let expected = Self.expectedPets(policy: policy, keeperPets: ["x", "b1"])
+        let expected = Self.expectedPets(policy: policy, keeperPets: ["b1", "x"])
         try await reader.perform {
             reader.merge(changes)
             let a = try #require(try reader.existingObject(with: stored.keeperA) as? PetKeeper)
