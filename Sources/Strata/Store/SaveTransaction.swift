@@ -351,8 +351,16 @@ struct SaveTransaction {
                 let first = adopted ? try positionAfterStoredMembers(table: destination.tableName, key: "_id", owner: column, order: orderColumn,
                                                                      ownKey: ownKey, members: members, db, outcome) : 0
                 let sql = "UPDATE \(quoted(destination.tableName)) SET \(quoted(orderColumn)) = ? WHERE _id = ?"
+                let anyAdopted = !outcome.reservedKeysOfAdopted.isEmpty
                 for (position, member) in members.enumerated() where !deletedIDs.contains(member) {
                     guard let other = key(of: member, outcome) else { continue }
+                    if anyAdopted, outcome.reservedKeysOfAdopted[member] != nil {
+                        // A member that became a stored row is numbered only if its row names this
+                        // owner: store-trump and rollback keep the row's stored owner, whose list
+                        // keeps its positions (its gap here stays: the positions still increase).
+                        try db.cachedStatement(sql: sql + " AND \(quoted(column)) = ?").execute(arguments: [first + Int64(position), other, ownKey])
+                        continue
+                    }
                     try db.cachedStatement(sql: sql).execute(arguments: [first + Int64(position), other])
                 }
             default:
