@@ -3,7 +3,7 @@ import GRDB
 import GRDBSQLite
 
 /// Where each column of a batch insert gets its value (from the request, or a default) and
-/// how it is checked, worked out once per request; ``run(count:_:keys:sql:_:)`` then checks
+/// what kind of value it takes, worked out once per request; ``run(count:_:keys:sql:_:)`` then checks
 /// and binds each value in one `switch` over it.
 ///
 /// One pass: each value is matched once, where it lies in the row, instead of being copied
@@ -11,16 +11,38 @@ import GRDBSQLite
 /// copied and destroyed it, while `PropertyValue` was address-only).
 struct BatchInsertPlan {
 
-    /// The extra check a column's values get, beyond nil-for-required and object IDs.
-    enum Check {
-        /// An attribute whose integers may be anything an `Int64` holds.
-        case attribute
-        /// An `int16` attribute: integers out of its range are refused.
-        case int16
-        /// An `int32` attribute: integers out of its range are refused.
-        case int32
-        /// A to-one's foreign key: no attribute checks (a date or decimal here is stored as given).
-        case foreignKey
+    /// What a column's values must be: each value's case is compared with its column's kind
+    /// where the value is bound (batch update's rule, `StoreCoordinator+BatchUpdate.swift`).
+    enum Kind: UInt8 {
+        /// Integer attributes: an `.integer` in the type's range.
+        case int16, int32, int64
+        /// A `double` attribute: a `.double`, or an `.integer` (stored as a double).
+        case double
+        /// Attributes that take only the value of their own type.
+        case bool, string, date, uuid, url, decimal
+        /// A `data` attribute: a `.data`.
+        case data
+        /// A transformable attribute: a `.transformed`, or the `.data` of one.
+        case transformable
+        /// A to-one's foreign key: an `.objectID` of a saved object of the destination entity.
+        case toOne
+
+        init(_ type: AttributeType) {
+            switch type {
+            case .int16: self = .int16
+            case .int32: self = .int32
+            case .int64: self = .int64
+            case .double: self = .double
+            case .bool: self = .bool
+            case .string: self = .string
+            case .date: self = .date
+            case .data: self = .data
+            case .uuid: self = .uuid
+            case .url: self = .url
+            case .decimal: self = .decimal
+            case .transformable: self = .transformable
+            }
+        }
     }
 
     let entity: EntityDescription
@@ -31,15 +53,19 @@ struct BatchInsertPlan {
     /// For each column not given: its value (the attribute's default, or nil for a to-one).
     let constants: [PropertyValue]
     /// For each column: its attribute type (nil for a foreign key), for the messages of refused values.
-    let kinds: [AttributeType?]
-    /// For each column: the extra check of its values.
-    let checks: [Check]
+    let types: [AttributeType?]
+    /// For each column: what its values must be.
+    let kinds: [Kind]
+    /// For each column: its property's name, for the messages of refused values.
+    let propertyNames: [String]
+    /// For each column: a to-one's destination entity (nil for an attribute).
+    let destinations: [EntityDescription?]
     /// For each column: the attribute name when a nil value is not allowed.
     let requiredNames: [String?]
     /// Values per row: one per key of the request.
     let width: Int
 
-    init(entity: EntityDescription, keys: [String]) throws(StrataError) {
+    init(entity: EntityDescription, model: ObjectModel, keys: [String]) throws(StrataError) {
         var position: [String: Int] = [:]
         for (i, key) in keys.enumerated() {
             switch entity.propertyIndex[key] {
@@ -56,8 +82,10 @@ struct BatchInsertPlan {
         var names: [String] = []
         var givenIndex: [Int] = []
         var constants: [PropertyValue] = []
-        var kinds: [AttributeType?] = []
-        var checks: [Check] = []
+        var types: [AttributeType?] = []
+        var kinds: [Kind] = []
+        var propertyNames: [String] = []
+        var destinations: [EntityDescription?] = []
         var required: [String?] = []
         for column in entity.columns {
             switch column {
@@ -65,14 +93,18 @@ struct BatchInsertPlan {
                 let attribute = entity.attributes[i]
                 givenIndex.append(position[attribute.name] ?? -1)
                 constants.append(position[attribute.name] == nil ? attribute.defaultValue : .null)
-                kinds.append(attribute.type)
-                checks.append(attribute.type == .int16 ? .int16 : attribute.type == .int32 ? .int32 : .attribute)
+                types.append(attribute.type)
+                kinds.append(Kind(attribute.type))
+                propertyNames.append(attribute.name)
+                destinations.append(nil)
                 required.append(attribute.isOptional ? nil : attribute.name)
             case .foreignKey(let r):
                 givenIndex.append(position[entity.relationships[r].name] ?? -1)
                 constants.append(.null)
-                kinds.append(nil)
-                checks.append(.foreignKey)
+                types.append(nil)
+                kinds.append(.toOne)
+                propertyNames.append(entity.relationships[r].name)
+                destinations.append(model.entities[entity.relationships[r].destinationIndex])
                 required.append(entity.relationships[r].isOptional ? nil : entity.relationships[r].name)
             case .order:
                 continue
@@ -83,8 +115,10 @@ struct BatchInsertPlan {
         self.columnNames = names
         self.givenIndex = givenIndex
         self.constants = constants
+        self.types = types
         self.kinds = kinds
-        self.checks = checks
+        self.propertyNames = propertyNames
+        self.destinations = destinations
         self.requiredNames = required
         self.width = keys.count
     }
@@ -148,12 +182,16 @@ struct BatchInsertPlan {
     }
 
     /// Checks the value of column `column` and binds it (statement parameter `column + 2`):
-    /// a nil for a required key is `.validation`; an unsaved object or a to-many value is
-    /// `.invalidRequest`; a value that would not read back the same (an integer out of an
-    /// `int16`/`int32` range, a NaN date, a NaN or over-long decimal) is `.unencodableValue`.
+    /// a nil for a required key is `.validation`; a value of another kind than the column's
+    /// (text for an integer, a to-many value, an object of another entity for a to-one), or an
+    /// unsaved object, is `.invalidRequest`; a value that would not read back the same (an
+    /// integer out of an `int16`/`int32` range, a NaN date, a NaN or over-long decimal) is
+    /// `.unencodableValue`. An `.integer` for a `double` is stored as a double, the `.data` of a
+    /// transformable as given.
     @inline(__always)
     private func bind(_ value: PropertyValue, column: Int, row n: Int, to handle: OpaquePointer) throws(StrataError) {
         let index = Int32(column + 2)
+        let kind = kinds[column]
         switch value {
         case .null:
             if let name = requiredNames[column] {
@@ -161,41 +199,57 @@ struct BatchInsertPlan {
             }
             sqlite3_bind_null(handle, index)
         case .integer(let v):
-            switch checks[column] {
+            switch kind {
             case .int16 where Int16(exactly: v) == nil, .int32 where Int32(exactly: v) == nil:
                 throw unencodable(.integer(v), column: column)
-            default:
+            case .int16, .int32, .int64:
                 sqlite3_bind_int64(handle, index, v)
+            case .double:
+                RawStatement.bindDouble(Double(v), handle, index)
+            default:
+                throw mismatch(.integer(v), column: column, row: n)
             }
         case .string(let v):
+            guard kind == .string else { throw mismatch(value, column: column, row: n) }
             RawStatement.bindText(v, handle, index)
         case .date(let v):
+            guard kind == .date else { throw mismatch(value, column: column, row: n) }
             let seconds = v.timeIntervalSince1970
-            if seconds.isNaN, checks[column] != .foreignKey { throw unencodable(.date(v), column: column) }
+            if seconds.isNaN { throw unencodable(.date(v), column: column) }
             sqlite3_bind_double(handle, index, seconds)
         case .objectID(let id):
+            guard kind == .toOne, let destination = destinations[column] else { throw mismatch(value, column: column, row: n) }
             if id.isTemporary {
-                throw StrataError(.invalidRequest, "A batch insert cannot point at unsaved object \(id).", entity: entity.name, objectID: id)
+                throw StrataError(.invalidRequest, "A batch insert cannot point at unsaved object \(id).", entity: entity.name, key: propertyNames[column], objectID: id)
+            }
+            guard id.entity.isKind(of: destination) else {
+                throw StrataError(.invalidRequest, "\(entity.name).\(propertyNames[column]) points at \(destination.name), not at \(id.entity.name) (row \(n)).",
+                                  entity: entity.name, key: propertyNames[column], objectID: id)
             }
             sqlite3_bind_int64(handle, index, id.key)
         case .objectIDs:
-            throw StrataError(.invalidRequest, "A batch insert cannot set a to-many relationship.", entity: entity.name)
+            throw mismatch(value, column: column, row: n)
         case .decimal(let v):
-            if checks[column] != .foreignKey, let kind = kinds[column], PropertyValue.decimal(v).storageProblem(for: kind) != nil {
-                throw unencodable(.decimal(v), column: column)
-            }
+            guard kind == .decimal else { throw mismatch(value, column: column, row: n) }
+            if PropertyValue.decimal(v).storageProblem(for: .decimal) != nil { throw unencodable(.decimal(v), column: column) }
             RawStatement.bindText(v.description, handle, index)
         case .double(let v):
+            guard kind == .double else { throw mismatch(value, column: column, row: n) }
             RawStatement.bindDouble(v, handle, index)
         case .bool(let v):
+            guard kind == .bool else { throw mismatch(value, column: column, row: n) }
             sqlite3_bind_int64(handle, index, v ? 1 : 0)
         case .data(let v):
+            guard kind == .data || kind == .transformable else { throw mismatch(value, column: column, row: n) }
             RawStatement.bindBlob(v, handle, index)
         case .uuid(let v):
+            guard kind == .uuid else { throw mismatch(value, column: column, row: n) }
             RawStatement.bindText(v.uuidString, handle, index)
         case .url(let v):
+            guard kind == .url else { throw mismatch(value, column: column, row: n) }
             RawStatement.bindText(v.absoluteString, handle, index)
         case .transformed(let v):
+            guard kind == .transformable else { throw mismatch(value, column: column, row: n) }
             RawStatement.bindBlob(v.data, handle, index)
         }
     }
@@ -203,7 +257,19 @@ struct BatchInsertPlan {
     /// The error for `value`, which column `column`'s attribute could not read back the same
     /// (the message of `PropertyValue.storageProblem(for:)`).
     private func unencodable(_ value: PropertyValue, column: Int) -> StrataError {
-        let problem = kinds[column].flatMap { value.storageProblem(for: $0) } ?? "it would not read back the same"
+        let problem = types[column].flatMap { value.storageProblem(for: $0) } ?? "it would not read back the same"
         return StrataError(.unencodableValue, "A batch insert into \(entity.name) cannot store \(value): \(problem).", entity: entity.name)
+    }
+
+    /// The error for `value`, of another kind than column `column` takes (batch update's
+    /// message, with the row).
+    private func mismatch(_ value: PropertyValue, column: Int, row n: Int) -> StrataError {
+        let name = propertyNames[column]
+        let message = if let type = types[column] {
+            "\(entity.name).\(name) is of type \(type.rawValue) and cannot hold \(value) (row \(n))."
+        } else {
+            "\(entity.name).\(name) is a to-one and takes an object ID or nil, not \(value) (row \(n))."
+        }
+        return StrataError(.invalidRequest, message, entity: entity.name, key: name)
     }
 }

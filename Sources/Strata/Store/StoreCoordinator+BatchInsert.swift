@@ -5,12 +5,13 @@ import GRDBSQLite
 extension StoreCoordinator {
     /// Writes the rows of `request` in one transaction and returns their new IDs, in order.
     ///
-    /// - Throws: `.invalidRequest` for unknown keys, an unsaved object's ID or a to-many value,
-    ///   `.validation` for a nil required attribute or to-one, `.unencodableValue` for a value
-    ///   that would not read back the same (an integer out of an `int16`/`int32` range, a NaN
-    ///   date, a NaN or over-long decimal), `.conflict` for a unique collision; nothing is
-    ///   written then. A value's type is not compared with its attribute's (a known gap:
-    ///   text given for an integer is stored as text).
+    /// - Throws: `.invalidRequest` for unknown keys, a value of another kind than its key
+    ///   takes (batch update's rule: an `.integer` is accepted for a `double`, `.data` for a
+    ///   transformable), an unsaved object's ID or one of another entity than the to-one's
+    ///   destination, `.validation` for a nil required attribute or to-one,
+    ///   `.unencodableValue` for a value that would not read back the same (an integer out of
+    ///   an `int16`/`int32` range, a NaN date, a NaN or over-long decimal), `.conflict` for a
+    ///   unique collision; nothing is written then.
     ///
     /// For example:
     /// ```swift
@@ -23,7 +24,7 @@ extension StoreCoordinator {
         guard !entity.isAbstract else {
             throw StrataError(.invalidRequest, "\(entity.name) is abstract: insert objects of its subentities instead.", entity: entity.name)
         }
-        let plan = try BatchInsertPlan(entity: entity, keys: request.keys)
+        let plan = try BatchInsertPlan(entity: entity, model: model, keys: request.keys)
         for row in request.rows where row.count != request.keys.count {
             throw StrataError(.invalidRequest, "A batch insert row has \(row.count) values for \(request.keys.count) keys.", entity: entity.name)
         }
