@@ -214,17 +214,20 @@ final class TaggedMember: ManagedObject {
         _ = token
         let changes = try #require(received.all.last)
         let expected = Self.expectedPets(policy: policy, keeperPets: ["b1", "x"])
-        try await reader.perform {
+        // Read on the context's queue, checked here: an expectation recorded on another thread
+        // is not attributed to this test.
+        let (aPets, bPets) = try await reader.perform { () throws -> ([String], [String]) in
             reader.merge(changes)
             let a = try #require(try reader.existingObject(with: stored.keeperA) as? PetKeeper)
             let b = try #require(try reader.existingObject(with: stored.keeperB) as? PetKeeper)
-            // Known gap (left alone): under object-trump and overwrite the change set lists the
-            // pet as inserted, so a context holding the stored pet does not move it to B.
-            withKnownIssue("a merged adopted insert does not move a held row to its new owner") {
-                #expect(a.pets.map(\.tag) == expected.a)
-                #expect(b.pets.map(\.tag) == expected.keeper)
-            } when: { Self.movesThePet(policy) }
+            return (a.pets.map(\.tag), b.pets.map(\.tag))
         }
+        // Known gap (left alone): under object-trump and overwrite the change set lists the
+        // pet as inserted, so a context holding the stored pet does not move it to B.
+        withKnownIssue("a merged adopted insert does not move a held row to its new owner") {
+            #expect(aPets == expected.a)
+            #expect(bPets == expected.keeper)
+        } when: { Self.movesThePet(policy) }
     }
 
     /// The many-to-many variant: a new group lists a new member tagged "x". The member joins the
