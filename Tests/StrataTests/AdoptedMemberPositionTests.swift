@@ -36,7 +36,7 @@ final class TaggedMember: ManagedObject {
 /// store-trump and rollback the new owner's list wrote its position into the stored pet's
 /// `_order_owner`, reordering the stored owner's pets. A many-to-many's positions are keyed by
 /// owner and member, so the member joins the new group there without touching the old one's.
-@Suite struct AdoptedOrderedMemberTests {
+@Suite struct AdoptedMemberPositionTests {
     /// Policies that write our to-one over the adopted row (the others take the row as it is).
     static func movesThePet(_ policy: MergePolicy) -> Bool { policy == .mergeByPropertyObjectTrump || policy == .overwrite }
 
