@@ -336,6 +336,11 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// ```
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
         checkQueue()
+        return held(id)
+    }
+
+    /// The object registered for `id`, or for the permanent ID a saved temporary one became.
+    func held(_ id: ObjectID) -> ManagedObject? {
         if let object = registry[id] { return object }
         guard id.isTemporary, case let permanent = registry.current(id), permanent != id else { return nil }
         return registry[permanent]
@@ -438,8 +443,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
 
     /// A new fault (or the registered object) for `id`.
     func resolve(_ id: ObjectID) -> ManagedObject {
-        if let object = registry[id] { return object }
-        if id.isTemporary, case let permanent = registry.current(id), permanent != id { return resolve(permanent) }
+        if let object = held(id) { return object }
+        let id = id.isTemporary ? registry.current(id) : id   // a saved insert's fault stands under its permanent ID
         let object = constructFetched(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true))
         object.storageOwner = self
         registry[id] = object
