@@ -8,6 +8,12 @@ struct SaveOutcome: Sendable {
     /// The keys reserved for inserts that then became an existing row, by their temporary IDs:
     /// rows this save wrote before that may name them (``SaveTransaction/repointForeignKeys(_:_:)``).
     var reservedKeysOfAdopted: [ObjectID: Int64] = [:]
+
+    /// Whether the insert `id` became a stored row (a lookup only when any did: the common save
+    /// hashes nothing).
+    func becameStoredRow(_ id: ObjectID) -> Bool {
+        !reservedKeysOfAdopted.isEmpty && reservedKeysOfAdopted[id] != nil
+    }
     /// Row versions written, where they are not simply 1 (insert) or the read version + 1.
     var versions: [ObjectID: Int64] = [:]
     /// Rows as they stand after a conflict was resolved by the merge policy: the object takes them.

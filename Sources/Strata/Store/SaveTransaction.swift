@@ -347,14 +347,13 @@ struct SaveTransaction {
             case .inverseForeignKey(let column, let orderColumn?):
                 let destination = model.entities[relationship.destinationIndex]
                 // An insert that became a stored row adds its members after the row's own.
-                let adopted = !outcome.reservedKeysOfAdopted.isEmpty && outcome.reservedKeysOfAdopted[change.id] != nil
+                let adopted = outcome.becameStoredRow(change.id)
                 let first = adopted ? try positionAfterStoredMembers(table: destination.tableName, key: "_id", owner: column, order: orderColumn,
                                                                      ownKey: ownKey, members: members, db, outcome) : 0
                 let sql = "UPDATE \(quoted(destination.tableName)) SET \(quoted(orderColumn)) = ? WHERE _id = ?"
-                let anyAdopted = !outcome.reservedKeysOfAdopted.isEmpty
                 for (position, member) in members.enumerated() where !deletedIDs.contains(member) {
                     guard let other = key(of: member, outcome) else { continue }
-                    if anyAdopted, outcome.reservedKeysOfAdopted[member] != nil {
+                    if outcome.becameStoredRow(member) {
                         // A member that became a stored row is numbered only if its row names this
                         // owner: store-trump and rollback keep the row's stored owner, whose list
                         // keeps its positions (its gap here stays: the positions still increase).
@@ -374,7 +373,7 @@ struct SaveTransaction {
         let join = positions.join
         guard let ownKey = key(of: positions.change.id, outcome) else { return }
         // An insert that became a stored row adds its members after the row's own.
-        let adopted = !outcome.reservedKeysOfAdopted.isEmpty && outcome.reservedKeysOfAdopted[positions.change.id] != nil
+        let adopted = outcome.becameStoredRow(positions.change.id)
         let first = adopted ? try positionAfterStoredMembers(table: join.name, key: join.otherColumn, owner: join.ownColumn, order: positions.orderColumn,
                                                              ownKey: ownKey, members: positions.members, db, outcome) : 0
         let sql = "UPDATE \(quoted(join.name)) SET \(quoted(positions.orderColumn)) = ? WHERE \(quoted(join.ownColumn)) = ? AND \(quoted(join.otherColumn)) = ?"
