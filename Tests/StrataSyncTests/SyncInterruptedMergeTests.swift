@@ -144,8 +144,7 @@ import Testing
             try tx.setLocalKey(existing, 3)
             try tx.reserve(done, localKey: 1)
             try tx.reserve(deferred, localKey: 2)
-            // `done` settles at another row than it reserved: settling takes the row it is given.
-            try tx.settle(created: [(done, 5), (deferred, 2)], clean: [done, existing])
+            try tx.settle(reserved: [done, deferred], clean: [done, existing])
         }
         func row(_ key: GlobalObjectKey) throws -> (Int64?, Bool) {
             let found = try state.read { tx in
@@ -153,7 +152,7 @@ import Testing
             }
             return (found?[0], found?[1] ?? false)
         }
-        #expect(try row(done) == (5, false))
+        #expect(try row(done) == (1, false), "a reserved object takes its reserved row")
         #expect(try row(deferred) == (2, true), "a deferred object keeps its row and stays dirty")
         #expect(try row(existing) == (3, false))
         #expect(try state.read { tx in try tx.reservations() }.isEmpty)

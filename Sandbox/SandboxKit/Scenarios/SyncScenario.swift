@@ -71,6 +71,7 @@ public struct SyncScenario: Scenario {
         figures.inserts = try await Self.measuredSync(local, server: server)
 
         // 2. The remote backlog of updates.
+        run.step(0, of: 1, "the other peers catching up")
         for peer in remote { try await peer.ensemble.sync() }
         _ = try await remote[0].bumpRatings(batch: run.batch)
         try await remote[0].ensemble.sync()

@@ -94,12 +94,16 @@ extension ManagedObject {
     public func setValue(_ value: Any?, forKey key: String) throws(StrataError) {
         switch entity.propertyIndex[key] {
         case .attribute(let i)?:
-            let attribute = entity.attributes[i]
-            if attribute.isDerived {
-                throw StrataError(.invalidRequest, "\(entity.name).\(key) is derived (\(attribute.derivationExpression ?? "")): the store computes it at save; it cannot be set.",
+            // The description is read in place, not copied: this runs once per value a merge or an import sets.
+            if let expression = entity.attributes[i].derivationExpression {
+                throw StrataError(.invalidRequest, "\(entity.name).\(key) is derived (\(expression)): the store computes it at save; it cannot be set.",
                                   entity: entity.name, key: key, objectID: objectID)
             }
-            setAttributeValue(try Self.propertyValue(value, for: attribute, entity: entity), at: i)
+            if let stored = value as? PropertyValue {
+                setAttributeValue(stored, at: i)
+            } else {
+                setAttributeValue(try Self.propertyValue(value, for: entity.attributes[i], entity: entity), at: i)
+            }
         case .relationship(let i)?:
             let relationship = entity.relationships[i]
             if !relationship.isToMany {

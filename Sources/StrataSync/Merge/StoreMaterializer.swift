@@ -234,7 +234,7 @@ struct StoreMaterializer: Sendable {
         let relinked = try state.write { tx -> Int in
             for key in written.deleted { try tx.setLocalKey(key, nil) }
             // Only this actor writes the state: the piece's objects are as the plan read them.
-            try tx.settle(created: written.created, clean: piece.keysDone)
+            try tx.settle(reserved: written.created.map(\.0), clean: piece.keysDone)
             let created = written.created.map(\.0)
             return try tx.resolveDanglingLinks(to: model.referenceKeys(created)) + (try Self.relinkSharedIdentifiers(created, model: model, tx))
         }
@@ -295,9 +295,8 @@ struct StoreMaterializer: Sendable {
         }
         for item in planned where item.exists {
             guard let object = objects[item.key] else { continue }
-            for (name, value) in item.attributes where object.primitiveValue(forKey: name) != value {
-                try object.setValue(value, forKey: name)
-            }
+            // Setting a value the object holds changes nothing (no change is recorded).
+            for (name, value) in item.attributes { try object.setValue(value, forKey: name) }
             for (name, target) in item.toOnes {
                 let resolved = target.flatMap(resolve)
                 let current = object.primitiveValue(forKey: name)
