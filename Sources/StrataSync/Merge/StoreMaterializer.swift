@@ -234,8 +234,8 @@ struct StoreMaterializer: Sendable {
         let relinked = try state.write { tx -> Int in
             for key in written.deleted { try tx.setLocalKey(key, nil) }
             // Only this actor writes the state: the piece's objects are as the plan read them.
-            try tx.settle(reserved: written.created.map(\.0), clean: piece.keysDone)
             let created = written.created.map(\.0)
+            try tx.settle(reserved: created, clean: piece.keysDone)
             return try tx.resolveDanglingLinks(to: model.referenceKeys(created)) + (try Self.relinkSharedIdentifiers(created, model: model, tx))
         }
         let changes = collected.merged

@@ -88,8 +88,8 @@ struct StateTransaction {
     /// Records a merge's save: every reserved object (`reserved`, the keys ``reserve(_:localKey:)``
     /// noted for this save) takes its row, `clean`'s objects are up to date in the store (a
     /// reserved object left out of it keeps its row and stays dirty), and no reservation is
-    /// left. One write of each object's row; the reserved objects' rows in one statement, not
-    /// one per object (a backlog settles tens of thousands).
+    /// left. One write of each object's row (a deferred one's twice); the reserved objects' rows
+    /// in one statement, not one per object (a backlog settles tens of thousands).
     func settle(reserved: [GlobalObjectKey], clean: [GlobalObjectKey]) throws {
         try db.execute(sql: """
             UPDATE objects SET local_key = r.local_key, dirty = 0 FROM reserved r WHERE objects.entity = r.entity AND objects.gid = r.gid
