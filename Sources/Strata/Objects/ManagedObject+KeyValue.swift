@@ -225,9 +225,10 @@ extension ManagedObject {
         }
     }
 
+    /// A Swift value as `attribute`'s stored value (``setValue(_:forKey:)`` passes a
+    /// `PropertyValue` through without calling this).
     static func propertyValue(_ value: Any?, for attribute: AttributeDescription, entity: EntityDescription) throws(StrataError) -> PropertyValue {
         guard let value else { return .null }
-        if let stored = value as? PropertyValue { return stored }
         let fail = StrataError(.invalidRequest, "\(type(of: value)) is not a value for \(entity.name).\(attribute.name) (\(attribute.type.rawValue)).", entity: entity.name, key: attribute.name)
         switch attribute.type {
         case .string: guard let v = value as? String else { throw fail }; return .string(v)
