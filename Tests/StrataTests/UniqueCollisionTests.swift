@@ -78,4 +78,50 @@ import Testing
             #expect(error?.conflicts.first?.objectID == note.objectID)
         }
     }
+
+    /// Two inserts of one save with the same unique value are two objects: under every policy
+    /// the save is a conflict naming both (before, under a merge policy the second became the
+    /// first's row and the context held two objects with one ID). With a stored holder, the
+    /// first insert becomes that row (under a merge policy) and the second is the conflict.
+    @Test(arguments: [MergePolicy.error, .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite, .rollback], [false, true])
+    func twoInsertsOfOneSaveWithOneValueAreAConflict(policy: MergePolicy, storedHolder: Bool) async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let holder: ObjectID? = try await context.perform {
+            guard storedHolder else { return nil }
+            let held = context.insert(Note.self); held.uniqueIdentifier = "x"; held.title = "stored"
+            try context.save()
+            return held.objectID
+        }
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        other.mergePolicy = policy
+        try await other.perform {
+            let first = other.insert(Note.self); first.uniqueIdentifier = "x"; first.title = "first"
+            let second = other.insert(Note.self); second.uniqueIdentifier = "x"; second.title = "second"
+            let error = #expect(throws: StrataError.self) { try other.save() }
+            #expect(error?.code == .conflict)
+            #expect(first.objectID.isTemporary && second.objectID.isTemporary)   // nothing was saved
+            let conflict = try #require(error?.conflicts.first)
+            #expect(error?.conflicts.count == 1)
+            #expect(conflict.key == "uniqueIdentifier")
+            switch (storedHolder, policy) {
+            case (true, .error):   // the first insert meets the stored row
+                #expect(conflict.objectID == first.objectID)
+                #expect(conflict.conflictingObjectID == holder)
+            default:   // the second meets the row the first wrote or became: named by the first
+                #expect(conflict.objectID == second.objectID)
+                #expect(conflict.conflictingObjectID == first.objectID)
+            }
+            // Resolved by the user: the second goes, and the save succeeds with one object
+            // (under `.error`, the stored row still holds the value).
+            other.delete(second)
+            if storedHolder && policy == .error { return }
+            try other.save()
+            #expect(first.objectID == holder ?? first.objectID)
+            #expect(!first.objectID.isTemporary)
+        }
+        let stored = try await coordinator.database.read { try String.fetchAll($0, sql: "SELECT title FROM Note") }
+        let expected = storedHolder && [.error, .mergeByPropertyStoreTrump, .rollback].contains(policy) ? ["stored"] : ["first"]
+        #expect(stored == expected)
+    }
 }

@@ -61,10 +61,11 @@ extension SaveTransaction {
     }
 
     /// The stored rows that already hold `change`'s value of the unique attribute `key` (every
-    /// unique attribute it sets when the key is unknown), as conflicts naming them. A unique
+    /// unique attribute it sets when the key is unknown), as conflicts naming them: a row an
+    /// insert of this save holds by that insert's ID, since the save is rolled back. A unique
     /// collision of an update is never resolved by the merge policy: the other row is another
     /// object, not this one changed underneath.
-    func uniqueCollisions(of change: ObjectChange, key: String?, _ db: Database) throws -> [SaveConflict] {
+    func uniqueCollisions(of change: ObjectChange, key: String?, _ db: Database, _ outcome: SaveOutcome) throws -> [SaveConflict] {
         let entity = change.id.entity
         var conflicts: [SaveConflict] = []
         for (i, attribute) in entity.attributes.enumerated() where attribute.isUnique && (key == nil || attribute.name == key) {
@@ -81,14 +82,15 @@ extension SaveTransaction {
             }
             for holder in holders where change.id.isTemporary || holder.key != change.id.key {
                 conflicts.append(SaveConflict(objectID: change.id, key: attribute.name, originalValue: change.originalValues?[i] ?? .null,
-                                              ourValue: value, storedValue: value, conflictingObjectID: holder))
+                                              ourValue: value, storedValue: value, conflictingObjectID: insert(holding: holder, outcome) ?? holder))
             }
         }
         return conflicts
     }
 
     /// An insert collided with a stored unique value: unless the colliding row is already an
-    /// object of the saving context, the inserted object becomes that row — updated with our
+    /// object of the saving context or of this save (another insert wrote it or became it), the
+    /// inserted object becomes that row — updated with our
     /// values under object-trump and overwrite, taken as it is under store-trump and rollback.
     /// Returns false when it cannot (the caller reports the conflict).
     func adoptExistingRow(for change: ObjectChange, at position: Int, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws -> Bool {
@@ -106,8 +108,10 @@ extension SaveTransaction {
             var existing: (key: Int64, version: Int64)?
             try RawStatement.forEachRow(statement, db) { existing = (sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1)) }
             guard let existing else { continue }
-            if isRegistered(ObjectID(entity: entity, key: existing.key)) { return false }
+            let row = ObjectID(entity: entity, key: existing.key)
+            if isRegistered(row) || insert(holding: row, outcome) != nil { return false }
             if let reserved = outcome.assignedKeys[change.id] { outcome.reservedKeysOfAdopted[change.id] = reserved }
+            outcome.rowsOfInserts[row] = change.id
             outcome.assign(existing.key, to: change.id, at: position)
             if policy == .mergeByPropertyObjectTrump || policy == .overwrite {
                 guard try writeUpdate(change, columns: writableColumns(of: change), expecting: existing.version, db, outcome, statements) else { return false }

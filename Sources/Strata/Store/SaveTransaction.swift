@@ -87,8 +87,12 @@ struct SaveTransaction {
     private func assignKeys(_ db: Database, _ outcome: inout SaveOutcome) throws {
         outcome.insertedKeys = Array(repeating: nil, count: batch.inserted.count)
         var byEntity: [Int: [Int]] = [:]   // entity → positions in batch.inserted
-        for (position, change) in batch.inserted.enumerated() where change.id.isTemporary {
-            byEntity[change.id.entity.index, default: []].append(position)
+        for (position, change) in batch.inserted.enumerated() {
+            if change.id.isTemporary {
+                byEntity[change.id.entity.index, default: []].append(position)
+            } else {
+                outcome.rowsOfInserts[change.id] = change.id
+            }
         }
         for (entityIndex, positions) in byEntity {
             let first = try keys.reserve(positions.count, of: model.entities[entityIndex], sql: sql, db)
@@ -112,6 +116,15 @@ struct SaveTransaction {
     }
 
     // MARK: Rows
+
+    /// The insert of this save that holds `row` (the row it wrote, or the stored row it
+    /// became), by the insert's ID; `nil` for a row no insert of this save holds.
+    func insert(holding row: ObjectID, _ outcome: SaveOutcome) -> ObjectID? {
+        if let block = outcome.keyBlocks[row.entity.index], row.key >= block.first, row.key - block.first < Int64(block.positions.count) {
+            return batch.inserted[block.positions[Int(row.key - block.first)]].id
+        }
+        return outcome.rowsOfInserts.isEmpty ? nil : outcome.rowsOfInserts[row]
+    }
 
     /// Writes an inserted object's row. On a stored unique value, returns false when
     /// `waitsOnCollision` (the caller tries again after the save's updates and deletes); else
@@ -144,9 +157,10 @@ struct SaveTransaction {
             if waitsOnCollision, error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE { return false }
             let key = uniqueKey(in: error, entity: entity)
             if policy != .error, try adoptExistingRow(for: change, at: insertIndex, db, &outcome, statements) { return true }
-            throw StrataError(.conflict, "Inserting \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
-                              entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error,
-                              conflicts: try uniqueCollisions(of: change, key: key, db))
+            let conflicts = try uniqueCollisions(of: change, key: key, db, outcome)
+            let holder = conflicts.contains { $0.conflictingObjectID?.isTemporary == true } ? "another object inserted by this save" : "a stored row"
+            throw StrataError(.conflict, "Inserting \(entity.name) collides with the unique value\(key.map { " of \($0)" } ?? "") of \(holder).",
+                              entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error, conflicts: conflicts)
         }
     }
 
@@ -211,7 +225,7 @@ struct SaveTransaction {
             let key = uniqueKey(in: error, entity: entity)
             throw StrataError(.conflict, "Updating \(entity.name) collides with a stored unique value\(key.map { " of \($0)" } ?? "").",
                               entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error,
-                              conflicts: try uniqueCollisions(of: change, key: key, db))
+                              conflicts: try uniqueCollisions(of: change, key: key, db, outcome))
         }
         return db.changesCount == 1
     }
