@@ -81,4 +81,40 @@ import Testing
         ]
         do { _ = try ObjectModel(entities: entities); Issue.record("accepted") } catch { #expect(error.code == .invalidModel) }
     }
+
+    /// A default that its attribute cannot hold would be given to every insert, written by
+    /// every save and fail every later read of the row: the model refuses it, naming the key.
+    @Test(arguments: [
+        (AttributeType.int64, PropertyValue.string("3")),
+        (.int16, .integer(70_000)),
+        (.string, .integer(1)),
+        (.date, .date(Date(timeIntervalSince1970: .nan))),
+        (.bool, .double(1)),
+        (.uuid, .data(Data([1, 2]))),
+        (.int64, .objectID(ObjectID(entity: EntityDescription("X"), key: 1))),
+    ])
+    func aDefaultItsAttributeCannotHoldIsRejected(type: AttributeType, value: PropertyValue) {
+        let model = Result { () throws(StrataError) in
+            try ObjectModel(entities: [EntityDescription("E", attributes: [AttributeDescription("a", type: type, defaultValue: value)])])
+        }
+        guard case .failure(let error) = model else { Issue.record("accepted \(value) for \(type)"); return }
+        #expect(error.code == .invalidModel)
+        #expect(error.entity == "E" && error.key == "a")
+    }
+
+    /// Defaults of the attribute's own kind are kept as they are; an integer for a double is
+    /// kept as that double (a batch insert's rule), so an insert holds what a fetch would read.
+    @Test func fittingDefaultsAreKeptAndAnIntegerForADoubleBecomesADouble() throws {
+        let model = try ObjectModel(entities: [EntityDescription("E", attributes: [
+            AttributeDescription("d", type: .double, defaultValue: .integer(2)),
+            AttributeDescription("i", type: .int16, defaultValue: .integer(-5)),
+            AttributeDescription("s", type: .string, defaultValue: .string("x")),
+            AttributeDescription("n", type: .date),
+        ])])
+        let entity = try #require(model.entity(named: "E"))
+        #expect(entity.attribute(named: "d")?.defaultValue == .double(2))
+        #expect(entity.attribute(named: "i")?.defaultValue == .integer(-5))
+        #expect(entity.attribute(named: "s")?.defaultValue == .string("x"))
+        #expect(entity.attribute(named: "n")?.defaultValue == .null)
+    }
 }

@@ -50,6 +50,23 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         })
     }
 
+    /// Refuses a default value that an attribute of its type cannot hold (text for an
+    /// integer, an integer out of `int16` range, a NaN date, an object ID): every inserted
+    /// object would take it, every save would write it and every later read of the row would
+    /// fail. An integer default of a `double` attribute is taken as that double, as a batch
+    /// insert takes such a value: returns the value to keep when it changes.
+    private static func checkedDefault(of attribute: AttributeDescription, entity: String) throws(StrataError) -> PropertyValue? {
+        let value = attribute.defaultValue
+        if attribute.type == .double, case .integer(let number) = value { return .double(Double(number)) }
+        if let problem = value.storageProblem(for: attribute.type) {
+            throw StrataError(.invalidModel, "The default value of \(entity).\(attribute.name) cannot be stored: \(problem).", entity: entity, key: attribute.name)
+        }
+        guard value.fits(attribute.type) else {
+            throw StrataError(.invalidModel, "The default value of \(entity).\(attribute.name), \(value), is not a value of a \(attribute.type.rawValue) attribute.", entity: entity, key: attribute.name)
+        }
+        return nil
+    }
+
     init(specs unsorted: [EntitySpec]) throws(StrataError) {
         var specs = unsorted.sorted { $0.name < $1.name }
         var byName: [String: Int] = [:]
@@ -68,8 +85,9 @@ public final class ObjectModel: Sendable, CustomStringConvertible {
         var resolvedRelationships = specs.map(\.relationships)
         for (e, spec) in specs.enumerated() {
             var keys = Set<String>()   // folded to lowercase: SQLite's column names ignore case
-            for a in spec.attributes {
+            for (i, a) in spec.attributes.enumerated() {
                 try Self.checkName(a.name, what: "attribute", entity: spec.name)
+                if let kept = try Self.checkedDefault(of: a, entity: spec.name) { specs[e].attributes[i].defaultValue = kept }
                 guard keys.insert(a.name.lowercased()).inserted else {
                     throw StrataError(.invalidModel, "\(spec.name) has two properties named \(a.name) (names differing only in case count as one: SQLite's column names ignore case).", entity: spec.name, key: a.name)
                 }
