@@ -73,4 +73,53 @@ struct FullTextDataSourceTests {
             #expect(source.controller.fetchedObjects.count == 6)
         }
     }
+
+    /// A `fetchLimit` window with a text search: an object outside it whose searched text
+    /// changes to match comes in. Before, the window passed over updates of keys its predicate
+    /// and sort keys do not read, and the searched keys were not among them.
+    @Test(arguments: [false, true])
+    func aWindowTakesInAnObjectWhoseSearchedTextStartsToMatch(fromAnotherContext: Bool) async throws {
+        let directory = TemporaryDirectory()
+        let model = try ObjectModel(Entry.self)
+        let coordinator = try await StoreCoordinator(model: model, store: .sqlite(directory.url.appendingPathComponent("store.sqlite")))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let butter = try context.performAndWait { () throws -> ObjectID in
+            for (title, group) in [("Milk", "b"), ("Butter", "a"), ("Cheese", "c")] {
+                let entry = context.insert(Entry.self)
+                entry.title = title
+                entry.group = group
+            }
+            try context.save()
+            return try context.fetch(FetchRequest<Entry>(predicate: ObjectPredicate.key("title") == "Butter")).first!.objectID
+        }
+        var request = FetchRequest<Entry>(sortKeys: [SortKey("group")])   // the searched key is not a sort key
+        request.textSearch = .words("milk")
+        request.textSearch?.ordersByRelevance = false
+        request.fetchLimit = 10
+        let controller = try context.performAndWait {
+            let controller = try FetchedResultsController(fetchRequest: request, context: context)
+            try controller.performFetch()
+            return controller
+        }
+        #expect(context.performAndWait { controller.fetchedObjects.map(\.title) } == ["Milk"])
+        if fromAnotherContext {
+            let other = ObjectContext(.privateQueue, coordinator: coordinator)
+            let collector = ChangeCollector()
+            let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
+            defer { token.cancel() }
+            try other.performAndWait {
+                (other.object(with: butter) as? Entry)?.title = "Butter milk"
+                try other.save()
+            }
+            let changes = collector.take()
+            #expect(!changes.isEmpty)
+            context.performAndWait { for set in changes { context.merge(set) } }
+        } else {
+            try context.performAndWait {
+                (context.object(with: butter) as? Entry)?.title = "Butter milk"
+                try context.save()
+            }
+        }
+        #expect(context.performAndWait { controller.fetchedObjects.map(\.title) } == ["Butter milk", "Milk"])
+    }
 }

@@ -13,6 +13,8 @@ struct CompiledTextSearch {
     let ranked: Bool
     /// The FTS table's columns, in order (snippets name a column by position).
     let columns: [String]
+    /// The attributes searched: a change to another key cannot change whether an object matches.
+    let keys: [String]
 
     /// Compiles `search` for `entity`; nil for a query without terms (nothing to search).
     ///
@@ -37,6 +39,7 @@ struct CompiledTextSearch {
             : "{\(keys.joined(separator: " "))} : (\(search.query))"
         self.ranked = search.ordersByRelevance
         self.columns = columns
+        self.keys = keys
     }
 
     /// `FROM <fts> JOIN <entity> t0 ON … WHERE <fts> MATCH ?`, binding the query.

@@ -1,7 +1,7 @@
 extension FetchEvaluator {
     /// The names of the entity's own properties (attributes and relationships) that the
-    /// request's predicate and sort keys read: a change to no other key of an object can change
-    /// whether it matches or where it sorts. A key path through a to-one names its first
+    /// request's predicate, text search and sort keys read: a change to no other key of an
+    /// object can change whether it matches or where it sorts. A key path through a to-one names its first
     /// relationship (values read across it are the destination's; a change there is the
     /// destination's change, not this object's).
     ///
@@ -15,6 +15,7 @@ extension FetchEvaluator {
         var keys = Set<String>()
         for key in plan.sortKeys { Self.insertRootKey(of: key.keyPath, into: &keys) }
         if let predicate = plan.predicate { Self.insertKeys(of: predicate.root, into: &keys) }
+        if let search = plan.search { keys.formUnion(search.keys) }
         return keys
     }
 
