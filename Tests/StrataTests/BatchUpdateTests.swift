@@ -98,7 +98,7 @@ import Testing
         let cases: [([String: PropertyValue], StrataError.Code, String?)] = [
             (["rating": .integer(1), "nope": .integer(1)], .invalidRequest, "nope"),
             (["rating": .string("high")], .invalidRequest, "rating"),
-            (["rating": .integer(70_000)], .invalidRequest, "rating"),       // does not fit Int16
+            (["rating": .integer(70_000)], .unencodableValue, "rating"),     // does not fit Int16: as in a save and a batch insert
             (["title": .integer(3)], .invalidRequest, "title"),
             (["rating": .integer(1), "title": .null], .validation, "title"),  // required
             (["tags": .objectIDs([])], .invalidRequest, "tags"),             // to-many

@@ -8,8 +8,9 @@ extension StoreCoordinator {
     /// - Throws: `.invalidRequest` for an unknown entity or key, a to-many or inverse-side
     ///   relationship, a value of the wrong kind, or nothing to update; `.validation` for nil
     ///   given to a required key; `.malformedPredicate` for a predicate naming unknown keys;
-    ///   `.objectNotFound` for a to-one target that is not in the store; `.conflict` for a
-    ///   unique collision. Nothing is written then.
+    ///   `.objectNotFound` for a to-one target that is not in the store; `.unencodableValue`
+    ///   for a value that would not read back the same (an integer out of an `int16` range, a
+    ///   NaN date); `.conflict` for a unique collision. Nothing is written then.
     ///
     /// For example:
     /// ```swift
@@ -121,10 +122,8 @@ private struct BatchUpdatePlan {
         case (.string, .string), (.bool, .bool), (.date, .date), (.data, .data), (.uuid, .uuid), (.url, .url),
              (.decimal, .decimal), (.double, .double), (.int64, .integer), (.transformable, .transformed), (.transformable, .data):
             return value
-        case (.int16, .integer(let v)) where Int16(exactly: v) != nil:
-            return value
-        case (.int32, .integer(let v)) where Int32(exactly: v) != nil:
-            return value
+        case (.int16, .integer), (.int32, .integer):
+            return value   // out of range: `.unencodableValue` (its storage problem), as in a save and a batch insert
         case (.double, .integer(let v)):
             return .double(Double(v))
         default:
