@@ -68,4 +68,36 @@ import Testing
         // A request for no rows writes nothing and never asks the handler.
         #expect(try coordinator.execute(BatchInsertRequest(entityName: "Note", keys: ["title"], count: 0) { _, _ in Issue.record("asked") }).isEmpty)
     }
+
+    /// A to-one naming an object the store does not hold (deleted meanwhile, say) is
+    /// `.objectNotFound` naming the key, the row and the target, as in a batch update, in the
+    /// handler form and the array form; nothing is written. Before, the commit's deferred
+    /// foreign-key check failed and the insert was a `.conflict` with a save's message.
+    @Test(arguments: [false, true])
+    func aToOneTargetNotInTheStoreIsObjectNotFound(byHandler: Bool) async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let (kept, gone) = try await context.perform { () throws -> (ObjectID, ObjectID) in
+            let kept = context.insert(Folder.self), gone = context.insert(Folder.self)
+            try context.save()
+            let ids = (kept.objectID, gone.objectID)
+            context.delete(gone)
+            try context.save()
+            return ids
+        }
+        let rows: [[PropertyValue]] = (0..<6).map { [.string("t\($0)"), .string("u\($0)"), .objectID($0 == 4 ? gone : kept)] }
+        let keys = ["title", "uniqueIdentifier", "folder"]
+        let request = byHandler
+            ? BatchInsertRequest(entityName: "Note", keys: keys, count: rows.count) { i, values in values = rows[i] }
+            : BatchInsertRequest(entityName: "Note", keys: keys, rows: rows)
+        let error = #expect(throws: StrataError.self) { try coordinator.execute(request) }
+        #expect(error?.code == .objectNotFound)
+        #expect(error?.entity == "Note" && error?.key == "folder")
+        #expect(error?.objectID == gone)
+        #expect(error?.message.contains("row 4") == true)
+        #expect(try await context.perform { try context.count(for: FetchRequest<Note>()) } == 0)
+        // The same rows with the target present are written.
+        let fixed = rows.map { [$0[0], $0[1], .objectID(kept)] }
+        #expect(try coordinator.execute(BatchInsertRequest(entityName: "Note", keys: keys, rows: fixed)).count == 6)
+    }
 }

@@ -178,7 +178,31 @@ struct BatchInsertPlan {
             ids.append(ObjectID(entity: entity, key: key))
         }
         sqlite3_reset(handle)
+        try checkTargets(first: base + 1, count: count, db)
         return ids
+    }
+
+    /// A to-one naming a row the store does not hold would fail only at the commit (the
+    /// foreign keys are deferred), as a bare constraint error. SQLite's count of unresolved
+    /// foreign keys (O(1)) says whether any row of this insert names one; only then a query
+    /// finds the first, for an `.objectNotFound` naming the key, the row and the target, as a
+    /// batch update reports it.
+    private func checkTargets(first: Int64, count: Int, _ db: Database) throws {
+        var unresolved: Int32 = 0, highest: Int32 = 0
+        sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_DEFERRED_FKS, &unresolved, &highest, 0)
+        guard unresolved != 0 else { return }
+        for (c, destination) in destinations.enumerated() {
+            guard let destination else { continue }
+            let column = columnNames[c]   // quoted
+            let sql = """
+                SELECT t._id, t.\(column) FROM \(quoted(entity.tableName)) t WHERE t._id BETWEEN ? AND ? AND t.\(column) IS NOT NULL \
+                AND NOT EXISTS (SELECT 1 FROM \(quoted(destination.tableName)) d WHERE d._id = t.\(column)) ORDER BY t._id LIMIT 1
+                """
+            guard let row = try Row.fetchOne(db, sql: sql, arguments: [first, first + Int64(count) - 1]) else { continue }
+            let key: Int64 = row[0], target = ObjectID(entity: destination, key: row[1])
+            throw StrataError(.objectNotFound, "A batch insert of \(entity.name).\(propertyNames[c]) points at \(target) (row \(key - first)), which is not in the store; nothing was written.",
+                              entity: entity.name, key: propertyNames[c], objectID: target)
+        }
     }
 
     /// Checks the value of column `column` and binds it (statement parameter `column + 2`):

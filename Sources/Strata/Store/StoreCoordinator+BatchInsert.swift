@@ -10,8 +10,9 @@ extension StoreCoordinator {
     ///   transformable), an unsaved object's ID or one of another entity than the to-one's
     ///   destination, `.validation` for a nil required attribute or to-one,
     ///   `.unencodableValue` for a value that would not read back the same (an integer out of
-    ///   an `int16`/`int32` range, a NaN date, a NaN or over-long decimal), `.conflict` for a
-    ///   unique collision; nothing is written then.
+    ///   an `int16`/`int32` range, a NaN date, a NaN or over-long decimal), `.objectNotFound`
+    ///   for a to-one target that is not in the store, `.conflict` for a unique collision;
+    ///   nothing is written then.
     ///
     /// For example:
     /// ```swift
