@@ -115,7 +115,8 @@ let package = Package(
         .target(name: "StrataFaultVFS", path: "Tests/StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataSync", "StrataRandom", "StrataFaultVFS", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Strata", "StrataSync", "StrataRandom", "StrataFaultVFS", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

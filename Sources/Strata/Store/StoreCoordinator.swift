@@ -1,6 +1,5 @@
 public import Foundation
 import GRDB
-import Logging
 import Synchronization
 
 /// Connects contexts to one store: it opens the SQLite file, checks it belongs to the
@@ -124,7 +123,7 @@ public final class StoreCoordinator: Sendable {
     ///   `.migrationRequired`, `.migrationFailed` or `.storeTooNew` for a file that cannot be
     ///   used as is; the file is then left as it was.
     public init(model: ObjectModel, store: StoreDescription) async throws(StrataError) {
-        let recorder = SQLRecorder()
+        let recorder: SQLRecorder = if case .sqlite(_, let options) = store { SQLRecorder(logsSQL: options.logsSQL) } else { SQLRecorder(logsSQL: false) }
         let opened = await Task.detached { () -> Result<(any DatabaseWriter, UUID, Bool), StrataError> in
             do throws(StrataError) {
                 let (database, identifier) = try Self.open(model: model, store: store, recorder: recorder)
@@ -158,16 +157,12 @@ public final class StoreCoordinator: Sendable {
     private static func open(model: ObjectModel, store: StoreDescription, recorder: SQLRecorder) throws(StrataError) -> (any DatabaseWriter, UUID) {
         var configuration = Configuration()
         if case .sqlite(_, let options) = store { configuration.busyMode = .timeout(options.busyTimeout) }
-        let logsSQL: Bool = if case .sqlite(_, let options) = store { options.logsSQL } else { false }
-        let logger = Logger(label: "strata.sql")
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             ConnectionSetup.prepare(db)
-            db.trace { event in
-                guard recorder.isRecording || logsSQL, case .statement(let statement) = event else { return }
-                recorder.record(statement.sql)
-                if logsSQL { logger.trace("\(statement.sql)") }
-            }
+            // The connection's configuration keeps this closure, and so the recorder, alive as
+            // long as the connection: the trace's unretained pointer to it stays valid.
+            recorder.trace(db)
         }
         let database: any DatabaseWriter
         var contents: StoreOpener.Contents
@@ -332,20 +327,6 @@ public final class StoreCoordinator: Sendable {
             try pool.close()
         }
         if let queue = database as? DatabaseQueue { try queue.close() }
-    }
-}
-
-/// Collects executed SQL while recording is on.
-final class SQLRecorder: Sendable {
-    private let state = Locked<[String]?>(nil)
-    private let recording = Atomic<Bool>(false)
-    var isRecording: Bool { recording.load(ordering: .relaxed) }
-    func start() { state.withLock { $0 = [] }; recording.store(true, ordering: .relaxed) }
-    func stop() -> [String] { recording.store(false, ordering: .relaxed); return state.withLock { let s = $0 ?? []; $0 = nil; return s } }
-    /// Keeps Strata's own statements; transaction control and GRDB's bookkeeping are left out.
-    func record(_ sql: String) {
-        for prefix in ["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "PRAGMA", "SELECT * FROM sqlite_master"] where sql.hasPrefix(prefix) { return }
-        state.withLock { $0?.append(sql) }
     }
 }
 
