@@ -1,9 +1,9 @@
 extension FetchEvaluator {
     /// The names of the entity's own properties (attributes and relationships) that the
     /// request's predicate, text search and sort keys read: a change to no other key of an
-    /// object can change whether it matches or where it sorts. A key path through a to-one names its first
-    /// relationship (values read across it are the destination's; a change there is the
-    /// destination's change, not this object's).
+    /// object can change whether it matches or where it sorts. A key path through a to-one
+    /// names its first relationship (values read across it are the destination's; a change
+    /// there is the destination's change, not this object's).
     ///
     /// For example:
     /// ```swift

@@ -27,7 +27,6 @@ final class SQLRecorder: Sendable {
         logger = logsSQL ? Logger(label: "strata.sql") : nil
     }
 
-    var isRecording: Bool { recording.load(ordering: .relaxed) }
     func start() { state.withLock { $0 = [] }; recording.store(true, ordering: .relaxed) }
     func stop() -> [String] { recording.store(false, ordering: .relaxed); return state.withLock { let s = $0 ?? []; $0 = nil; return s } }
 
@@ -38,7 +37,9 @@ final class SQLRecorder: Sendable {
     }
 
     /// Traces the statements of `db`'s connection into this recorder. The caller keeps the
-    /// recorder alive as long as the connection (SQLite holds an unretained pointer to it).
+    /// recorder alive as long as the connection (SQLite holds an unretained pointer to it): the
+    /// coordinator calls this from its `prepareDatabase` closure, which captures the recorder
+    /// and which each connection's `Database.configuration` keeps.
     func trace(_ db: Database) {
         sqlite3_trace_v2(db.sqliteConnection, UInt32(SQLITE_TRACE_STMT), { _, context, _, text in
             guard let context, let text else { return 0 }
@@ -50,10 +51,11 @@ final class SQLRecorder: Sendable {
     /// One statement about to run: `text` is its SQL as written (a trigger's program is
     /// announced as a `--` comment naming it).
     private func traced(_ text: UnsafeMutableRawPointer) {
-        guard recording.load(ordering: .relaxed) || logger != nil else { return }
+        let recording = recording.load(ordering: .relaxed)
+        guard recording || logger != nil else { return }
         var sql = String(cString: text.assumingMemoryBound(to: CChar.self))
         if !sql.hasPrefix("--") { sql = sql.trimmingCharacters(in: Self.separators) }
-        if recording.load(ordering: .relaxed) { record(sql) }
+        if recording { record(sql) }
         logger?.trace("\(sql)")
     }
 

@@ -90,8 +90,8 @@ extension SaveTransaction {
 
     /// An insert collided with a stored unique value: unless the colliding row is already an
     /// object of the saving context or of this save (another insert wrote it or became it), the
-    /// inserted object becomes that row — updated with our
-    /// values under object-trump and overwrite, taken as it is under store-trump and rollback.
+    /// inserted object becomes that row — updated with our values under object-trump and
+    /// overwrite, taken as it is under store-trump and rollback.
     /// Returns false when it cannot (the caller reports the conflict).
     func adoptExistingRow(for change: ObjectChange, at position: Int, _ db: Database, _ outcome: inout SaveOutcome, _ statements: Statements) throws -> Bool {
         // An object whose ID was made permanent before the save (`obtainPermanentIDs(for:)`)
