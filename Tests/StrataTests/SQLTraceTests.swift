@@ -18,8 +18,8 @@ import Testing
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            messages.withLock { $0.append(message.description) }
+        func log(event: LogEvent) {
+            messages.withLock { $0.append(event.message.description) }
         }
     }
 
