@@ -124,4 +124,27 @@ import Testing
         let expected = storedHolder && [.error, .mergeByPropertyStoreTrump, .rollback].contains(policy) ? ["stored"] : ["first"]
         #expect(stored == expected)
     }
+
+    /// The first insert's ID was made permanent before the save (`obtainPermanentIDs`, as
+    /// sync's merge does): a second insert with its unique value meets the row the first wrote,
+    /// which the context holds under that ID, so it cannot become it under any policy; the
+    /// conflict names the first by that permanent ID.
+    @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump, .rollback])
+    func anInsertMeetingThePermanentRowOfAnotherInsertIsAConflict(policy: MergePolicy) async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        context.mergePolicy = policy
+        try await context.perform {
+            let first = context.insert(Note.self); first.uniqueIdentifier = "x"; first.title = "first"
+            try context.obtainPermanentIDs(for: [first])
+            let second = context.insert(Note.self); second.uniqueIdentifier = "x"; second.title = "second"
+            let error = #expect(throws: StrataError.self) { try context.save() }
+            #expect(error?.code == .conflict)
+            #expect(error?.conflicts.count == 1)
+            #expect(error?.conflicts.first?.objectID == second.objectID)
+            #expect(error?.conflicts.first?.conflictingObjectID == first.objectID)
+            #expect(first.objectID.isTemporary == false && second.objectID.isTemporary)
+        }
+        #expect(try await coordinator.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM Note") } == 0)
+    }
 }

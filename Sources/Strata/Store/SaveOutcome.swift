@@ -9,10 +9,8 @@ struct SaveOutcome: Sendable {
     /// rows this save wrote before that may name them (``SaveTransaction/repointForeignKeys(_:_:)``).
     var reservedKeysOfAdopted: [ObjectID: Int64] = [:]
 
-    /// Rows that inserts of this save hold without having been given their key now: the row of
-    /// an insert whose ID was permanent already, and a stored row an insert became, each with
-    /// the insert's ID. (A row given its key now is found by ``keyBlocks``.)
-    var rowsOfInserts: [ObjectID: ObjectID] = [:]
+    /// The stored rows that inserts of this save became, each with the insert's ID.
+    var adoptedRows: [ObjectID: ObjectID] = [:]
 
     /// Whether the insert `id` became a stored row (a lookup only when any did: the common save
     /// hashes nothing).

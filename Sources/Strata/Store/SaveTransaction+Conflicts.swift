@@ -111,7 +111,7 @@ extension SaveTransaction {
             let row = ObjectID(entity: entity, key: existing.key)
             if isRegistered(row) || insert(holding: row, outcome) != nil { return false }
             if let reserved = outcome.assignedKeys[change.id] { outcome.reservedKeysOfAdopted[change.id] = reserved }
-            outcome.rowsOfInserts[row] = change.id
+            outcome.adoptedRows[row] = change.id
             outcome.assign(existing.key, to: change.id, at: position)
             if policy == .mergeByPropertyObjectTrump || policy == .overwrite {
                 guard try writeUpdate(change, columns: writableColumns(of: change), expecting: existing.version, db, outcome, statements) else { return false }

@@ -87,12 +87,8 @@ struct SaveTransaction {
     private func assignKeys(_ db: Database, _ outcome: inout SaveOutcome) throws {
         outcome.insertedKeys = Array(repeating: nil, count: batch.inserted.count)
         var byEntity: [Int: [Int]] = [:]   // entity → positions in batch.inserted
-        for (position, change) in batch.inserted.enumerated() {
-            if change.id.isTemporary {
-                byEntity[change.id.entity.index, default: []].append(position)
-            } else {
-                outcome.rowsOfInserts[change.id] = change.id
-            }
+        for (position, change) in batch.inserted.enumerated() where change.id.isTemporary {
+            byEntity[change.id.entity.index, default: []].append(position)
         }
         for (entityIndex, positions) in byEntity {
             let first = try keys.reserve(positions.count, of: model.entities[entityIndex], sql: sql, db)
@@ -117,13 +113,15 @@ struct SaveTransaction {
 
     // MARK: Rows
 
-    /// The insert of this save that holds `row` (the row it wrote, or the stored row it
-    /// became), by the insert's ID; `nil` for a row no insert of this save holds.
+    /// The insert of this save with a temporary ID that holds `row` (the row it wrote, or the
+    /// stored row it became), by that ID; `nil` otherwise. Asked only on a unique collision.
+    /// (An insert whose ID was made permanent before the save is held by the saving context
+    /// under the row's own ID: `isRegistered` finds it, and it is named by that ID.)
     func insert(holding row: ObjectID, _ outcome: SaveOutcome) -> ObjectID? {
         if let block = outcome.keyBlocks[row.entity.index], row.key >= block.first, row.key - block.first < Int64(block.positions.count) {
-            return batch.inserted[block.positions[Int(row.key - block.first)]].id
+            return batch.inserted[block.positions[Int(row.key - block.first)]].id   // given its key now
         }
-        return outcome.rowsOfInserts.isEmpty ? nil : outcome.rowsOfInserts[row]
+        return outcome.adoptedRows.isEmpty ? nil : outcome.adoptedRows[row]
     }
 
     /// Writes an inserted object's row. On a stored unique value, returns false when
