@@ -156,7 +156,8 @@ struct SaveTransaction {
             let key = uniqueKey(in: error, entity: entity)
             if policy != .error, try adoptExistingRow(for: change, at: insertIndex, db, &outcome, statements) { return true }
             let conflicts = try uniqueCollisions(of: change, key: key, db, outcome)
-            let holder = conflicts.contains { $0.conflictingObjectID?.isTemporary == true } ? "another object inserted by this save" : "a stored row"
+            let inserted = Set(batch.inserted.map(\.id))   // the failing save's last step: a set of its inserts' IDs, temporary or made permanent before it
+            let holder = conflicts.contains { $0.conflictingObjectID.map(inserted.contains) == true } ? "another object inserted by this save" : "a stored row"
             throw StrataError(.conflict, "Inserting \(entity.name) collides with the unique value\(key.map { " of \($0)" } ?? "") of \(holder).",
                               entity: entity.name, key: key, objectID: change.id, sql: statement.sql, underlying: error, conflicts: conflicts)
         }

@@ -120,10 +120,9 @@ private struct BatchUpdatePlan {
             if attribute.isOptional { return .null }
             throw StrataError(.validation, "\(entity.name).\(attribute.name) is required but the batch update sets it to nil.", entity: entity.name, key: attribute.name)
         case (.string, .string), (.bool, .bool), (.date, .date), (.data, .data), (.uuid, .uuid), (.url, .url),
-             (.decimal, .decimal), (.double, .double), (.int64, .integer), (.transformable, .transformed), (.transformable, .data):
+             (.decimal, .decimal), (.double, .double), (.int64, .integer), (.transformable, .transformed), (.transformable, .data),
+             (.int16, .integer), (.int32, .integer):   // out of range: `.unencodableValue` (its storage problem), as in a save and a batch insert
             return value
-        case (.int16, .integer), (.int32, .integer):
-            return value   // out of range: `.unencodableValue` (its storage problem), as in a save and a batch insert
         case (.double, .integer(let v)):
             return .double(Double(v))
         default:
