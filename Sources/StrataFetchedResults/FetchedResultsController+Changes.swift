@@ -49,11 +49,12 @@ extension FetchedResultsController {
         let readKeys = window ? index.readKeys : []
         var updatedIDs = Set<ObjectID>()
         var boundary = WindowBoundary.unknown
+        let spareIDs = spares.isEmpty ? [] : Set(spares.map(\.id))   // held like results (a few)
         for (id, values) in changes.updated where isOurs(id) {
             // No changed key (a value set back to what was saved, or to what it was): nothing
             // shown changed.
             if values.isEmpty { continue }
-            if window, members[id] == nil {
+            if window, members[id] == nil, spareIDs.isEmpty || !spareIDs.contains(id) {
                 if values.keys.allSatisfy({ !readKeys.contains($0) }) { continue }
                 // Moved, but still after the window's last result (a reorder far down the list).
                 if staysBelowWindow(id, changed: values, boundary: &boundary) { continue }
@@ -72,7 +73,7 @@ extension FetchedResultsController {
             updatedIDs.insert(id)
         }
         let deletesOutsideCount = !(window && fetchRequest.fetchOffset == 0)   // with an offset, a row before the window shifts it
-        for id in changes.deleted where isOurs(id) && (deletesOutsideCount || members[id] != nil) { touched.insert(id) }
+        for id in changes.deleted where isOurs(id) && (deletesOutsideCount || members[id] != nil || spareIDs.contains(id)) { touched.insert(id) }
         guard !touched.isEmpty || refetchesWindow else { return }
         // A text search's matches cannot be decided in memory: the results are fetched again
         // (one FTS query) and the difference reported, as for a window.

@@ -22,8 +22,17 @@ extension FetchedResultsController {
         index.statistics.windowRefetches += 1
         // The window's IDs first (no objects made): when they are the ones shown, in order, only
         // the updated results' values are read again (an unsectioned window; a section's name
-        // comes from values).
-        if !index.isSectioned, index.sections.count == 1, let ids = try? context.fetchObjectIDs(fetchRequest), ids == old.sections[0].objectIDs {
+        // comes from values), and the spares' when they changed.
+        var request = fetchRequest
+        request.fetchLimit += spareCount
+        let limit = spareCount > 0 ? fetchRequest.fetchLimit : Int.max   // the window's rows among those fetched
+        if !index.isSectioned, index.sections.count == 1, let fetched = try? context.fetchObjectIDs(request),
+           fetched.prefix(limit).elementsEqual(old.sections[0].objectIDs) {
+            let ids = Array(fetched.prefix(limit))
+            let past = fetched.dropFirst(limit)
+            if !past.elementsEqual(spares.lazy.map(\.id)) || spares.contains(where: { updatedIDs.contains($0.id) }) {
+                spares = makeSpares(context.objects(with: Array(past)))
+            }
             let section = index.sections[0]
             var rows: [FetchedRowChange] = []
             for row in section.entries.indices {

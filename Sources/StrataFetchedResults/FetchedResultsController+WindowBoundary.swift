@@ -9,21 +9,25 @@ enum WindowBoundary {
 }
 
 extension FetchedResultsController {
-    /// Whether an object outside a full `fetchLimit` window, updated with `changed`, certainly
-    /// stays outside: its sort values after the change sort after the window's last result, so
-    /// whether it matches does not matter and nothing needs reading. Its sort values are the
-    /// object's own when the context holds it filled (unsaved edits included, as a fetch with
-    /// pending changes sees them), else the change set's new values, when it names every sort
-    /// key. False when that cannot be known (a sort key through a relationship, a window with an
-    /// offset, sections, or not full): the caller then treats the object as one that may come in.
-    /// O(sort keys), no read: a reorder far below a list's first screen costs it nothing.
+    /// Whether an object outside a full `fetchLimit` window and its ``spares``, updated with
+    /// `changed`, certainly stays outside: its sort values after the change sort after the
+    /// window's last result, so whether it matches does not matter and nothing needs reading.
+    /// Its sort values are the object's own when the context holds it filled (unsaved edits
+    /// included, as a fetch with pending changes sees them), else the change set's new values,
+    /// when it names every sort key. One sorting before the last spare is taken in from memory
+    /// when it is held filled (false); otherwise the spares from it on are let go. False when
+    /// that cannot be known (a sort key through a relationship, a window with an offset,
+    /// sections, or not full): the caller then treats the object as one that may come in.
+    /// O(sort keys + spares), no read: a reorder far below a list's first screen costs it nothing.
     func staysBelowWindow(_ id: ObjectID, changed: [String: PropertyValue], boundary: inout WindowBoundary) -> Bool {
         if case .unknown = boundary { boundary = windowBoundary() }
         guard case .last(let lastValues, let lastID, let sortKeys) = boundary, !id.isTemporary else { return false }
         let values: [PropertyValue]
+        let isFilled: Bool
         if let object = context.registeredObject(for: id), !object.isFault {
             guard !object.isDeleted, object.context === context else { return false }
             values = index.evaluator.sortValues(of: object)
+            isFilled = true
         } else {
             var known: [PropertyValue] = []
             known.reserveCapacity(sortKeys.count)
@@ -32,9 +36,23 @@ extension FetchedResultsController {
                 known.append(value)
             }
             values = known
+            isFilled = false
         }
         index.statistics.comparisons += 1
-        return index.evaluator.compare(values, id, lastValues, lastID) > 0
+        guard index.evaluator.compare(values, id, lastValues, lastID) > 0 else { return false }
+        // Below the window, but before the last spare: one the context holds filled is taken in
+        // from memory (it may become a spare); for any other, whether it matches is unknown, so
+        // the spares from it on are let go (fewer spares, no read).
+        guard let spare = spares.last else { return true }
+        let evaluator = index.evaluator
+        func sortsBefore(_ spare: ResultsIndex.Entry) -> Bool {
+            index.statistics.comparisons += 1
+            return evaluator.compare(values, id, spare.values ?? evaluator.sortValues(of: spare.object), spare.id) < 0
+        }
+        guard sortsBefore(spare) else { return true }
+        if isFilled { return false }
+        spares.removeLast(spares.count - (spares.firstIndex(where: sortsBefore) ?? spares.count))
+        return true
     }
 
     /// The window's last result and the sort keys' attributes, or `.none` when objects outside

@@ -5,17 +5,18 @@ extension FetchedResultsController {
     /// window itself; returns false (nothing changed) when it cannot, and the caller fetches
     /// the window again.
     ///
-    /// The window holds the first `fetchLimit` matching objects; every untouched object outside
-    /// it sorts after the window's last entry (the boundary) or does not match. So the new
-    /// window is the first `fetchLimit` of the untouched entries and the touched objects that
-    /// match now, among those sorting up to the boundary — exact when there are enough of them,
-    /// and when there are not (a deleted or moved row left a gap that an object outside must
-    /// fill), only a fetch knows. An update that changes no key the request reads
-    /// (`FetchEvaluator.readKeys`) leaves its object where it was, in or out, without a read;
-    /// touched results are evaluated again in memory; an object from outside that could come in
-    /// (an arrival, or an update of a key the request reads) is not read here — the context
-    /// would keep every object read — so the window is fetched again (IDs first). O(changes +
-    /// window).
+    /// The controller holds the first `fetchLimit` matching objects and a few after them (the
+    /// ``spares``); every untouched object outside sorts after the last one held (the boundary)
+    /// or does not match. So the new window and spares are the first of the untouched entries
+    /// and the touched objects that match now, among those sorting up to the boundary — exact
+    /// when there are at least `fetchLimit` of them, and when there are not (more rows left
+    /// than the spares could replace), only a fetch knows. An update that changes no key the
+    /// request reads (`FetchEvaluator.readKeys`) leaves its object where it was, in or out,
+    /// without a read; touched objects held are evaluated again in memory, and so is an object
+    /// from outside that the context holds filled (a reorder's list whose context holds every
+    /// row); any other object from outside that could come in (an arrival, or an update of a
+    /// key the request reads) is not read here — the context would keep every object read — so
+    /// the window is fetched again (IDs first). O(changes + window).
     func applyInWindow(_ changes: ChangeSet, touched: Set<ObjectID>, updatedIDs: Set<ObjectID>) -> Bool {
         let limit = fetchRequest.fetchLimit
         guard fetchRequest.fetchOffset == 0, limit > 0, !index.isSectioned, index.sections.count == 1 else { return false }
@@ -23,16 +24,20 @@ extension FetchedResultsController {
         let evaluator = index.evaluator
         let wasFull = section.entries.count >= limit
         let readKeys = index.readKeys
+        var spareRows: [ObjectID: Int] = [:]
+        for (row, spare) in spares.enumerated() { spareRows[spare.id] = row }
 
-        // Classify the touched objects: untouched-in-effect members stay as they are; the rest
-        // are evaluated again.
+        // Classify the touched objects: untouched-in-effect ones stay as they are; the rest are
+        // evaluated again.
         var reevaluated: [ObjectID] = []
         var needsRead = 0
         var leaving = Set<ObjectID>()
+        var resultsArePermanent: Bool?   // worked out for the first object from outside
         for id in touched {
             let member = members[id]
+            let spare = spareRows[id].map { spares[$0] }
             if changes.deleted.contains(id) {
-                if member != nil { leaving.insert(id) }
+                if member != nil || spare != nil { leaving.insert(id) }
                 continue
             }
             if !changes.inserted.contains(id), member?.indexedID ?? id == id,
@@ -40,34 +45,57 @@ extension FetchedResultsController {
                 // Neither membership nor order can have changed (a result's update is reported below).
                 continue
             }
-            // An object from outside (an arrival, or one whose read keys changed) would have to
-            // be read, and the context would keep it: the window's IDs are fetched instead, which
-            // registers nothing unless the window changed.
-            guard member != nil else { return false }
-            if member?.object.isFault == true { needsRead += 1 }
+            if let held = member?.object ?? spare?.object {
+                if held.isFault { needsRead += 1 }
+            } else {
+                // An object from outside (an arrival, or one whose read keys changed) is taken in
+                // when the context holds it filled: it is evaluated as a fetch would see it,
+                // unsaved edits included, and nothing is read. Otherwise it would have to be
+                // read, and the context would keep it: the window's IDs are fetched instead,
+                // which registers nothing unless the window changed. So is it while a result is
+                // held under a temporary ID (a parent's save may have made it permanent without
+                // telling this context): the fetch re-keys the results, after which objects
+                // outside are placed against the window without being touched at all.
+                if resultsArePermanent == nil { resultsArePermanent = !members.keys.contains(where: \.isTemporary) }
+                guard resultsArePermanent == true, let object = context.registeredObject(for: id), !object.isFault,
+                      objectKeys[ObjectIdentifier(object)] == nil else { return false }
+            }
             reevaluated.append(id)
         }
         if needsRead > limit { return false }
 
-        // The boundary: every untouched object outside sorts after it. Its values must be the
-        // ones the last result was placed with: a never-read last result (a `fetchBatchSize`
-        // window) that the batch changes would be read with its new values, so the window is
-        // fetched again instead.
+        // The boundary: every untouched object outside sorts after it, the last spare or else
+        // the window's last result. Its values must be the ones it was placed with: a never-read
+        // last result (a `fetchBatchSize` window) that the batch changes would be read with its
+        // new values, so the window is fetched again instead.
         let last = section.entries.count - 1
-        if wasFull, section.entries[last].values == nil,
-           let key = objectKeys[ObjectIdentifier(section.entries[last].object)], touched.contains(key) { return false }
-        let boundary: (values: [PropertyValue], id: ObjectID)? = wasFull
-            ? (index.values(at: last, in: section), section.entries[last].id) : nil
+        var boundary: (values: [PropertyValue], id: ObjectID)?
+        if wasFull {
+            if let spare = spares.last {
+                boundary = (spare.values ?? index.currentValues(of: spare.object), spare.id)
+            } else {
+                if section.entries[last].values == nil, let key = objectKeys[ObjectIdentifier(section.entries[last].object)],
+                   touched.contains(key) { return false }
+                boundary = (index.values(at: last, in: section), section.entries[last].id)
+            }
+        }
 
-        // Candidates: the untouched members, then the touched objects that match now.
+        // The ID an entry is held under now (a save may have made it permanent).
+        func current(_ entry: ResultsIndex.Entry) -> ObjectID {
+            objectKeys[ObjectIdentifier(entry.object)] ?? changes.permanentIDs[entry.id] ?? entry.id
+        }
+        // Candidates: the untouched results and spares, then the touched objects that match now.
         let reevaluatedSet = Set(reevaluated)
         var candidates: [(entry: ResultsIndex.Entry, values: [PropertyValue], kept: Bool)] = []
-        candidates.reserveCapacity(section.entries.count + reevaluated.count)
+        candidates.reserveCapacity(section.entries.count + spares.count + reevaluated.count)
         for row in section.entries.indices {
             let entry = section.entries[row]
             guard let key = objectKeys[ObjectIdentifier(entry.object)] else { continue }
             if leaving.contains(key) || reevaluatedSet.contains(key) { continue }
             candidates.append((entry, index.values(at: row, in: section), true))
+        }
+        for spare in spares where !leaving.contains(spare.id) && !reevaluatedSet.contains(spare.id) {
+            candidates.append((spare, spare.values ?? index.currentValues(of: spare.object), true))
         }
         let loaded = reevaluated.isEmpty ? [] : context.objects(with: reevaluated)
         for (id, object) in zip(reevaluated, loaded) {
@@ -81,7 +109,7 @@ extension FetchedResultsController {
             }
             candidates.append((ResultsIndex.Entry(object: object, id: id, values: values), values, false))
         }
-        // A gap only an object outside the window can fill.
+        // A gap only an object outside the window and its spares can fill.
         if wasFull, candidates.count < limit { return false }
 
         var comparisons = 0
@@ -90,14 +118,21 @@ extension FetchedResultsController {
             return evaluator.compare(a.values, a.entry.id, b.values, b.entry.id) < 0
         }
         index.statistics.comparisons += comparisons
+        // The candidates after the window are the new spares (all sort up to the boundary), up
+        // to the first with a temporary ID (only results are re-keyed when IDs become permanent).
+        var newSpares: [ResultsIndex.Entry] = []
+        for candidate in candidates.dropFirst(limit).prefix(spareCount) {
+            var entry = candidate.entry
+            if candidate.kept { entry.id = current(entry) }
+            guard !entry.id.isTemporary else { break }
+            entry.values = candidate.values
+            newSpares.append(entry)
+        }
         if candidates.count > limit { candidates.removeLast(candidates.count - limit) }
 
         index.statistics.windowBatchesInMemory += 1
 
         // Report from the window before and after (O(window)).
-        func current(_ entry: ResultsIndex.Entry) -> ObjectID {
-            objectKeys[ObjectIdentifier(entry.object)] ?? changes.permanentIDs[entry.id] ?? entry.id
-        }
         let old = FetchedResultsSnapshot(sections: [.init(name: section.name, objectIDs: section.entries.map(current))])
         var objects: [ObjectID: ManagedObject] = [:]
         for entry in section.entries { objects[current(entry)] = entry.object }
@@ -123,6 +158,7 @@ extension FetchedResultsController {
             objectKeys[ObjectIdentifier(entry.object)] = entry.id
             objects[entry.id] = entry.object
         }
+        spares = newSpares
         // Shown values: results show their current values, unsaved edits included; objects
         // outside the window need none.
         let before = Set(old.sections[0].objectIDs)

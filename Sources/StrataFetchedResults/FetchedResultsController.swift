@@ -98,6 +98,11 @@ public final class FetchedResultsController<Object: ManagedObject> {
     /// carrying only these values again (the save of processed changes, the save after a
     /// manual reorder) is an echo and is not reported.
     var shownValues: [ObjectID: [String: PropertyValue]] = [:]
+    /// The next few matching objects after a full `fetchLimit` window, in order, each with the
+    /// ID and values it is sorted by (``spareCount`` of them at most): a row leaving the window
+    /// is replaced from here without a fetch. Every other object sorts after the last spare or
+    /// does not match. Empty for other requests and for a window that is not full.
+    var spares: [ResultsIndex.Entry] = []
     private var observation: ChangeObservation?
 
     /// A result as the controller holds it (a type outside the generic class, so that the
@@ -147,13 +152,18 @@ public final class FetchedResultsController<Object: ManagedObject> {
     /// Fetches the results into the index (shared by ``performFetch()`` and windowed batches);
     /// when it throws, the results are as they were.
     func loadResults() throws {
-        let request = Self.indexedRequest(fetchRequest, sectionKeyPath: sectionKeyPath)
+        var request = Self.indexedRequest(fetchRequest, sectionKeyPath: sectionKeyPath)
         let evaluator = try request.evaluator(in: context)
-        let objects = try context.fetch(request)
+        let spareCount = spareCount
+        request.fetchLimit += spareCount
+        var objects = try context.fetch(request)
+        let past = objects.count > fetchRequest.fetchLimit && spareCount > 0 ? Array(objects[fetchRequest.fetchLimit...]) : []
+        if !past.isEmpty { objects.removeLast(past.count) }
         let statistics = index.statistics
         index = ResultsIndex(evaluator: evaluator, isSectioned: sectionKeyPath != nil)
         index.statistics = statistics
         index.load(objects, readValues: sectionKeyPath != nil || fetchRequest.fetchBatchSize <= 0)
+        spares = makeSpares(past)
         members = [:]
         objectKeys = [:]
         members.reserveCapacity(objects.count)

@@ -143,8 +143,11 @@ struct WindowChangeTests {
         try fixture.check("moved below the window")
 
         // A row moved onto the last row's position sorts by ID: an older row (smaller key)
-        // comes in before it. The first row leaves (fetched), so the last is the row moved to
-        // 195 (key 51); the row with key 1 moved to 195 sorts before it and must come back in.
+        // comes in before it. The first row leaves: the move to 195 above, of a row main does
+        // not hold, let every spare go (whether it matches is unknown), so the window is
+        // fetched again; the last row is now the one moved to 195 (key 51). The row with key 1
+        // moved to 195 sorts before it and must come back in: main holds it filled (it was a
+        // result), so it comes in from memory.
         stats = try fixture.importStep { context in
             for row in try fixture.rows(at: [0], in: context) { row.position = 5_000 }
         }
@@ -153,7 +156,8 @@ struct WindowChangeTests {
         stats = try fixture.importStep { context in
             for row in try fixture.rows(at: [5_000], in: context) { row.position = 195 }
         }
-        #expect(stats.windowRefetches == 1)
+        #expect(stats.windowRefetches == 0)
+        #expect(stats.windowBatchesInMemory == 1)
         try fixture.check("tie with the last row, older ID")
 
         // A row the main context holds filled, hidden by the predicate with its position kept:
@@ -234,18 +238,21 @@ struct WindowChangeTests {
         #expect(fixture.recorder.batches.last?.rows.map(\.type) == [.move])
         try fixture.check("moved inside")
 
-        // A row inside hidden by the predicate leaves a gap: the window is fetched again.
+        // A row inside hidden by the predicate leaves a gap: the first spare fills it.
         stats = try fixture.importStep { context in
             for row in try fixture.rows(at: [20], in: context) { row.visible = false }
         }
-        #expect(stats.windowRefetches == 1)
+        #expect(stats.windowBatchesInMemory == 1)
+        #expect(stats.windowRefetches == 0)
         try fixture.check("hidden by the predicate")
 
-        // A hidden outside row shown before the boundary comes in: fetched.
+        // That row, shown again before the boundary, comes back in from memory: main still
+        // holds it filled (it was a result).
         stats = try fixture.importStep { context in
             for row in try fixture.rows(at: [20], in: context) { row.visible = true }
         }
-        #expect(stats.windowRefetches == 1)
+        #expect(stats.windowBatchesInMemory == 1)
+        #expect(stats.windowRefetches == 0)
 
         // Rows inside changing places among themselves, the window staying full: in memory.
         stats = try fixture.importStep { context in
@@ -256,12 +263,19 @@ struct WindowChangeTests {
         try fixture.check("swapped inside")
         try fixture.check("shown by the predicate")
 
-        // A row inside moved past the boundary leaves a gap: fetched again.
+        // A row inside moved past the boundary leaves a gap: a spare fills it.
         stats = try fixture.importStep { context in
             for row in try fixture.rows(at: [0], in: context) { row.position = 10_000 }
         }
-        #expect(stats.windowRefetches == 1)
+        #expect(stats.windowRefetches == 0)
         try fixture.check("moved out by its sort key")
+
+        // More rows moved out at once than the spares hold (4 for a window of 10): fetched again.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [10, 30, 40, 60, 70, 80], in: context) { row.position += 20_000 }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("more moved out than there are spares")
     }
 
     @Test func deletesInsideRefetchAndDeletesOutsideDoNot() async throws {
@@ -275,11 +289,68 @@ struct WindowChangeTests {
         #expect(fixture.recorder.batches.isEmpty)
         try fixture.check("deleted outside")
 
+        // A row deleted inside: the first spare (of 4 for a window of 10) takes its place.
         stats = try fixture.importStep { context in
             for row in try fixture.rows(at: [30], in: context) { context.delete(row) }
         }
-        #expect(stats.windowRefetches == 1)
+        #expect(stats.windowBatchesInMemory == 1)
+        #expect(stats.windowRefetches == 0)
         try fixture.check("deleted inside")
+
+        // More deleted inside than the spares left (3): fetched again.
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [0, 10, 20, 40], in: context) { context.delete(row) }
+        }
+        #expect(stats.windowRefetches == 1)
+        try fixture.check("deleted inside, more than the spares")
+
+        // A deleted spare: no row of the window changes, and the next delete inside is still
+        // filled from memory by the spares after it.
+        let batches = fixture.recorder.batches.count
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [150], in: context) { context.delete(row) }
+        }
+        #expect(fixture.recorder.batches.count == batches)
+        #expect(stats.windowRefetches == 0)
+        try fixture.check("a spare deleted")
+        stats = try fixture.importStep { context in
+            for row in try fixture.rows(at: [50], in: context) { context.delete(row) }
+        }
+        #expect(stats.windowRefetches == 0)
+        try fixture.check("deleted inside after a spare was")
+    }
+
+    /// The `reorder` scenario's shape: a list of every row on the window's context (so the
+    /// context holds each row filled) is reordered by hand while a 20-row window shows the
+    /// first rows. Rows moved out are replaced by spares, rows moved in come from memory:
+    /// nothing is fetched or read, and the window equals a fresh fetch after every move.
+    @Test func movesInAndOutOfAWindowWhoseContextHoldsEveryRowFetchNothing() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 300, limit: 20)
+        let main = fixture.main
+        let list = try main.performAndWait {
+            let list = try FetchedResultsController(fetchRequest: FetchRequest<Row>(predicate: ObjectPredicate.key("visible") == true,
+                                                                                      sortKeys: [SortKey("position")]), context: main)
+            try list.performFetch()
+            return list
+        }
+        let registered = main.performAndWait { main.registeredObjects.count }
+        let before = main.performAndWait { fixture.controller.statistics }
+        // Out of the window, into it, within it, and out again by several rows at once, each
+        // saved; every other pair also a move among the spares' rows.
+        let moves: [(from: Int, to: Int)] = [(3, 250), (200, 0), (19, 21), (22, 5), (0, 299), (280, 10), (10, 150), (150, 10),
+                                            (5, 100), (6, 101), (7, 102), (120, 2), (121, 3), (122, 4)]
+        for (step, move) in moves.enumerated() {
+            try main.performAndWait {
+                try list.moveObject(from: FetchedIndexPath(section: 0, row: move.from), to: FetchedIndexPath(section: 0, row: move.to), positionKey: "position")
+                try main.save()
+            }
+            try fixture.check("move \(step): \(move.from) → \(move.to)")
+        }
+        let after = main.performAndWait { fixture.controller.statistics }
+        #expect(after.windowRefetches == before.windowRefetches)
+        #expect(after.windowBatchesInMemory > before.windowBatchesInMemory)
+        #expect(main.performAndWait { main.registeredObjects.count } == registered)
     }
 
     @Test func aWindowNotFullTakesItsOwnDeletesInFromMemory() async throws {
