@@ -25,6 +25,8 @@ public final class StoreCoordinator: Sendable {
     let database: any DatabaseWriter
     /// SQL recorded for tests and diagnostics (see ``recordingSQL(_:)``).
     let sqlRecorder: SQLRecorder
+    /// Runs the file's write-ahead-log checkpoints off the saving thread (nil for an in-memory store).
+    let checkpointer: WALCheckpointer?
     /// The statements a save runs, built once from the model.
     let saveSQL: SaveSQL
     /// The primary-key counters, remembered between this coordinator's writes.
@@ -124,9 +126,10 @@ public final class StoreCoordinator: Sendable {
     ///   used as is; the file is then left as it was.
     public init(model: ObjectModel, store: StoreDescription) async throws(StrataError) {
         let recorder: SQLRecorder = if case .sqlite(_, let options) = store { SQLRecorder(logsSQL: options.logsSQL) } else { SQLRecorder(logsSQL: false) }
+        let checkpointer: WALCheckpointer? = if case .sqlite(let url, let options) = store { WALCheckpointer(path: url.path, busyTimeout: options.busyTimeout) } else { nil }
         let opened = await Task.detached { () -> Result<(any DatabaseWriter, UUID, Bool), StrataError> in
             do throws(StrataError) {
-                let (database, identifier) = try Self.open(model: model, store: store, recorder: recorder)
+                let (database, identifier) = try Self.open(model: model, store: store, recorder: recorder, checkpointer: checkpointer)
                 let requested = if case .sqlite(_, let options) = store { options.recordsHistory } else { false }
                 do {
                     return .success((database, identifier, try HistoryTables.prepare(database, requested: requested)))
@@ -146,6 +149,7 @@ public final class StoreCoordinator: Sendable {
         self.database = database
         self.storeIdentifier = identifier
         self.sqlRecorder = recorder
+        self.checkpointer = checkpointer
         self.saveSQL = SaveSQL(model: model)
         let capacity: Int = if case .sqlite(_, let options) = store { options.rowCacheCapacity } else { StoreOptions().rowCacheCapacity }
         let commits: StoreFileCommits = if case .sqlite(let url, _) = store { StoreFileCommits.shared(for: url) } else { StoreFileCommits() }
@@ -154,15 +158,18 @@ public final class StoreCoordinator: Sendable {
         _ = try? hasExternalChanges()  // the baseline: changes from now on count
     }
 
-    private static func open(model: ObjectModel, store: StoreDescription, recorder: SQLRecorder) throws(StrataError) -> (any DatabaseWriter, UUID) {
+    private static func open(model: ObjectModel, store: StoreDescription, recorder: SQLRecorder,
+                             checkpointer: WALCheckpointer?) throws(StrataError) -> (any DatabaseWriter, UUID) {
         var configuration = Configuration()
         if case .sqlite(_, let options) = store { configuration.busyMode = .timeout(options.busyTimeout) }
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             ConnectionSetup.prepare(db)
-            // The connection's configuration keeps this closure, and so the recorder, alive as
-            // long as the connection: the trace's unretained pointer to it stays valid.
+            // The connection's configuration keeps this closure, and so the recorder and the
+            // checkpointer, alive as long as the connection: the unretained pointers SQLite
+            // holds to them stay valid.
             recorder.trace(db)
+            checkpointer?.install(db)
         }
         let database: any DatabaseWriter
         var contents: StoreOpener.Contents
@@ -315,13 +322,15 @@ public final class StoreCoordinator: Sendable {
     ///
     /// The write-ahead log is checkpointed into the main file first (when no other connection
     /// reads it at that moment), so the file alone holds every save: GRDB closes its read-only
-    /// readers last, and they cannot checkpoint.
+    /// readers last, and they cannot checkpoint. The background checkpointer is stopped first
+    /// (waiting for a checkpoint under way).
     ///
     /// For example:
     /// ```swift
     /// try coordinator.close()
     /// ```
     public func close() throws {
+        checkpointer?.close()
         if let pool = database as? DatabasePool {
             _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }  // busy elsewhere: the WAL stays valid
             try pool.close()
