@@ -30,6 +30,17 @@ extension FetchedResultsController {
         } else {
             for (temporary, permanent) in changes.permanentIDs where isOurs(permanent) { rekey(temporary, permanent) }
         }
+        // A window's results and spares that an ancestor's save made permanent: this context
+        // applied the new IDs, but no change set of its own carried them (a child is not told
+        // about its parent's saves). Re-keyed here like a save's, rather than by fetching the
+        // window. O(window), for windows only.
+        if showsWindow {
+            for (key, member) in members where key.isTemporary {
+                let current = member.object.objectID
+                if !current.isTemporary { rekey(key, current) }
+            }
+            rekeySpares(changes.permanentIDs, touched: &touched)
+        }
         // A window that more new objects arrive in than it holds fetches itself again (reading
         // them all would cost more), so they need not be listed one by one.
         var arrivals = 0
@@ -45,7 +56,7 @@ extension FetchedResultsController {
         // passes over the objects outside it that a change cannot bring in: ones updated only
         // in keys the request does not read or sorting after its last result by their new
         // values, and (without an offset) deleted ones. O(1) each, nothing remembered.
-        let window = showsWindow && !members.keys.contains { $0.isTemporary }
+        let window = showsWindow && !members.keys.contains { $0.isTemporary } && !spares.contains { $0.id.isTemporary }
         let readKeys = window ? index.readKeys : []
         var updatedIDs = Set<ObjectID>()
         var boundary = WindowBoundary.unknown

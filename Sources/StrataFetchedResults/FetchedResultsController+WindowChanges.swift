@@ -32,7 +32,7 @@ extension FetchedResultsController {
         var reevaluated: [ObjectID] = []
         var needsRead = 0
         var leaving = Set<ObjectID>()
-        var resultsArePermanent: Bool?   // worked out for the first object from outside
+        var heldArePermanent: Bool?   // worked out for the first object from outside
         for id in touched {
             let member = members[id]
             let spare = spareRows[id].map { spares[$0] }
@@ -52,13 +52,12 @@ extension FetchedResultsController {
                 // when the context holds it filled: it is evaluated as a fetch would see it,
                 // unsaved edits included, and nothing is read. Otherwise it would have to be
                 // read, and the context would keep it: the window's IDs are fetched instead,
-                // which registers nothing unless the window changed. So is it while a result is
-                // held under a temporary ID (a parent's save may have made it permanent without
-                // telling this context): the fetch re-keys the results, after which objects
-                // outside are placed against the window without being touched at all.
-                if resultsArePermanent == nil { resultsArePermanent = !members.keys.contains(where: \.isTemporary) }
-                guard resultsArePermanent == true, let object = context.registeredObject(for: id), !object.isFault,
-                      objectKeys[ObjectIdentifier(object)] == nil else { return false }
+                // which registers nothing unless the window changed. So is it while a result or
+                // spare is held under a temporary ID (an unsaved insert): the object from outside
+                // could be one of them under its new ID.
+                if heldArePermanent == nil { heldArePermanent = !members.keys.contains(where: \.isTemporary) && !spares.contains { $0.id.isTemporary } }
+                guard heldArePermanent == true, let object = context.registeredObject(for: id), !object.isFault,
+                      objectKeys[ObjectIdentifier(object)] == nil, !isSpare(object) else { return false }
             }
             reevaluated.append(id)
         }
@@ -118,13 +117,11 @@ extension FetchedResultsController {
             return evaluator.compare(a.values, a.entry.id, b.values, b.entry.id) < 0
         }
         index.statistics.comparisons += comparisons
-        // The candidates after the window are the new spares (all sort up to the boundary), up
-        // to the first with a temporary ID (only results are re-keyed when IDs become permanent).
+        // The candidates after the window are the new spares (all sort up to the boundary).
         var newSpares: [ResultsIndex.Entry] = []
         for candidate in candidates.dropFirst(limit).prefix(spareCount) {
             var entry = candidate.entry
             if candidate.kept { entry.id = current(entry) }
-            guard !entry.id.isTemporary else { break }
             entry.values = candidate.values
             newSpares.append(entry)
         }

@@ -15,17 +15,25 @@ extension FetchedResultsController {
     var spareCount: Int { keepsSpares ? min(64, max(4, fetchRequest.fetchLimit / 4)) : 0 }
 
     /// Spare entries for `objects`, the matching objects right after the window in order, with
-    /// the values they are sorted by. Stops at the first object with a temporary ID (only the
-    /// window's results are re-keyed when a save makes IDs permanent): leaving later ones out is
-    /// always safe, as every object outside sorts after the last spare.
+    /// the IDs and values they are sorted by (re-keyed like results when a save makes a
+    /// temporary ID permanent: ``rekeySpares(_:touched:)``).
     func makeSpares(_ objects: some Sequence<ManagedObject>) -> [ResultsIndex.Entry] {
-        var spares: [ResultsIndex.Entry] = []
-        for object in objects {
-            let id = object.objectID
-            guard !id.isTemporary else { break }
-            spares.append(ResultsIndex.Entry(object: object, id: id, values: index.currentValues(of: object)))
-        }
-        return spares
+        objects.map { ResultsIndex.Entry(object: $0, id: $0.objectID, values: index.currentValues(of: $0)) }
     }
+
+    /// Re-keys spares held under a temporary ID that is now permanent — told by the change set,
+    /// or applied by the context for an ancestor's save — and adds them to `touched`, so they
+    /// are placed again with the new ID (the tie-break). O(spares).
+    func rekeySpares(_ permanentIDs: [ObjectID: ObjectID], touched: inout Set<ObjectID>) {
+        for row in spares.indices where spares[row].id.isTemporary {
+            let current = permanentIDs[spares[row].id] ?? spares[row].object.objectID
+            guard !current.isTemporary else { continue }
+            spares[row].id = current
+            touched.insert(current)
+        }
+    }
+
+    /// Whether `object` is one of the spares (by identity: under whatever ID).
+    func isSpare(_ object: ManagedObject) -> Bool { spares.contains { $0.object === object } }
 
 }

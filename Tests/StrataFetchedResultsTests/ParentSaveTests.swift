@@ -35,4 +35,43 @@ struct ParentSaveTests {
             #expect(controller.snapshot.itemIdentifiers == (try child.fetchObjectIDs(request)))
         }
     }
+
+    /// The same for a `fetchLimit` window and its spare rows, next to a list of every row on
+    /// the child (so the child holds them filled), as the `reorder` scenario has them on a
+    /// child main context: the window learns the parent's permanent IDs from its objects, so
+    /// moves into and out of it are still decided in memory, without fetching the window.
+    @Test func aWindowLearnsItsParentsPermanentIDsWithoutAFetch() async throws {
+        let directory = TemporaryDirectory()
+        let coordinator = try await makeCoordinator(directory)
+        let writer = ObjectContext(.privateQueue, coordinator: coordinator)
+        let child = ObjectContext(.privateQueue, parent: writer)
+        let request = FetchRequest<Row>(sortKeys: [SortKey("position")])
+        var windowRequest = request
+        windowRequest.fetchLimit = 10
+        let (list, window) = try child.performAndWait { () throws -> (FetchedResultsController<Row>, FetchedResultsController<Row>) in
+            for i in 0..<100 {
+                let row = child.insert(Row.self)
+                row.position = Int64(i) * PositionRenumbering.spacing
+            }
+            try child.save()
+            let list = try FetchedResultsController(fetchRequest: request, context: child)
+            try list.performFetch()
+            let window = try FetchedResultsController(fetchRequest: windowRequest, context: child)
+            try window.performFetch()
+            return (list, window)
+        }
+        try writer.performAndWait { try writer.save() }
+        let refetches = child.performAndWait { window.statistics.windowRefetches }
+        // Out of the window, into it, out twice more, and in (the window keeps 4 spares).
+        for (from, to) in [(2, 60), (70, 0), (0, 80), (1, 90), (50, 3)] {
+            try child.performAndWait {
+                try list.moveObject(from: FetchedIndexPath(section: 0, row: from), to: FetchedIndexPath(section: 0, row: to), positionKey: "position")
+                try child.save()
+                let fresh = try child.fetchObjectIDs(windowRequest)
+                #expect(fresh.allSatisfy { !$0.isTemporary })
+                #expect(window.snapshot.itemIdentifiers == fresh, "move \(from) → \(to)")
+            }
+        }
+        #expect(child.performAndWait { window.statistics.windowRefetches } == refetches)
+    }
 }
