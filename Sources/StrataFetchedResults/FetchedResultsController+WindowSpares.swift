@@ -35,5 +35,4 @@ extension FetchedResultsController {
 
     /// Whether `object` is one of the spares (by identity: under whatever ID).
     func isSpare(_ object: ManagedObject) -> Bool { spares.contains { $0.object === object } }
-
 }
