@@ -52,7 +52,7 @@ extension FetchedResultsController {
         }
         let refetchesWindow = showsWindow && arrivals > fetchRequest.fetchLimit
         if !refetchesWindow { for id in changes.inserted where isOurs(id) { touched.insert(id) } }
-        // A window whose results all have permanent IDs (none can be held under an older ID)
+        // A window whose results and spares all have permanent IDs (none can be held under an older ID)
         // passes over the objects outside it that a change cannot bring in: ones updated only
         // in keys the request does not read or sorting after its last result by their new
         // values, and (without an offset) deleted ones. O(1) each, nothing remembered.
@@ -93,7 +93,7 @@ extension FetchedResultsController {
             return
         }
         if showsWindow {
-            if refetchesWindow || !applyInWindow(changes, touched: touched, updatedIDs: updatedIDs) { handleInWindow(changes, updatedIDs: updatedIDs) }
+            if refetchesWindow || !applyInWindow(changes, touched: touched, updatedIDs: updatedIDs, heldArePermanent: window) { handleInWindow(changes, updatedIDs: updatedIDs) }
             return
         }
         // Objects not held under their current ID (merged inserts, say) are resolved together:

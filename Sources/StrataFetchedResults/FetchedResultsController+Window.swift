@@ -4,7 +4,7 @@ extension FetchedResultsController {
     /// Whether the request shows a window of the matching objects (`fetchLimit` or
     /// `fetchOffset`): then an object leaving it lets one from outside in, which the index
     /// cannot always know. A `fetchLimit` window takes a batch in from memory when it can
-    /// decide the new window itself (``applyInWindow(_:touched:updatedIDs:)``); otherwise, and
+    /// decide the new window itself (``applyInWindow(_:touched:updatedIDs:heldArePermanent:)``); otherwise, and
     /// for an offset or sections, the batch fetches the window again.
     var showsWindow: Bool { fetchRequest.fetchLimit > 0 || fetchRequest.fetchOffset > 0 }
 

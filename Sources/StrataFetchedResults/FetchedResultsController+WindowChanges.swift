@@ -17,7 +17,9 @@ extension FetchedResultsController {
     /// row); any other object from outside that could come in (an arrival, or an update of a
     /// key the request reads) is not read here — the context would keep every object read — so
     /// the window is fetched again (IDs first). O(changes + window).
-    func applyInWindow(_ changes: ChangeSet, touched: Set<ObjectID>, updatedIDs: Set<ObjectID>) -> Bool {
+    /// `heldArePermanent` says that no result or spare is held under a temporary ID (worked out
+    /// by the caller for the batch).
+    func applyInWindow(_ changes: ChangeSet, touched: Set<ObjectID>, updatedIDs: Set<ObjectID>, heldArePermanent: Bool) -> Bool {
         let limit = fetchRequest.fetchLimit
         guard fetchRequest.fetchOffset == 0, limit > 0, !index.isSectioned, index.sections.count == 1 else { return false }
         let section = index.sections[0]
@@ -32,7 +34,6 @@ extension FetchedResultsController {
         var reevaluated: [ObjectID] = []
         var needsRead = 0
         var leaving = Set<ObjectID>()
-        var heldArePermanent: Bool?   // worked out for the first object from outside
         for id in touched {
             let member = members[id]
             let spare = spareRows[id].map { spares[$0] }
@@ -55,8 +56,7 @@ extension FetchedResultsController {
                 // which registers nothing unless the window changed. So is it while a result or
                 // spare is held under a temporary ID (an unsaved insert): the object from outside
                 // could be one of them under its new ID.
-                if heldArePermanent == nil { heldArePermanent = !members.keys.contains(where: \.isTemporary) && !spares.contains { $0.id.isTemporary } }
-                guard heldArePermanent == true, let object = context.registeredObject(for: id), !object.isFault,
+                guard heldArePermanent, let object = context.registeredObject(for: id), !object.isFault,
                       objectKeys[ObjectIdentifier(object)] == nil, !isSpare(object) else { return false }
             }
             reevaluated.append(id)

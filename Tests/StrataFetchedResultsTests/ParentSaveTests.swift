@@ -4,6 +4,16 @@ import Testing
 
 @Suite("Parent saves")
 struct ParentSaveTests {
+    /// Inserts `count` rows spaced apart by position in `child` and saves them into its parent
+    /// (they keep temporary IDs until the parent saves). Call it on the child's queue.
+    static func pushRows(_ count: Int, from child: ObjectContext) throws {
+        for i in 0..<count {
+            let row = child.insert(Row.self)
+            row.position = Int64(i) * PositionRenumbering.spacing
+        }
+        try child.save()
+    }
+
     /// A child's rows pushed to its parent get permanent IDs when the parent saves to the store;
     /// the child's observers are not told, but the controller's snapshot shows the IDs the
     /// objects hold, so it still equals a fresh fetch.
@@ -14,11 +24,7 @@ struct ParentSaveTests {
         let child = ObjectContext(.privateQueue, parent: writer)
         let request = FetchRequest<Row>(sortKeys: [SortKey("position")])
         let controller = try child.performAndWait { () throws -> FetchedResultsController<Row> in
-            for i in 0..<20 {
-                let row = child.insert(Row.self)
-                row.position = Int64(i) * PositionRenumbering.spacing
-            }
-            try child.save()
+            try Self.pushRows(20, from: child)
             let controller = try FetchedResultsController(fetchRequest: request, context: child)
             try controller.performFetch()
             return controller
@@ -49,11 +55,7 @@ struct ParentSaveTests {
         var windowRequest = request
         windowRequest.fetchLimit = 10
         let (list, window) = try child.performAndWait { () throws -> (FetchedResultsController<Row>, FetchedResultsController<Row>) in
-            for i in 0..<100 {
-                let row = child.insert(Row.self)
-                row.position = Int64(i) * PositionRenumbering.spacing
-            }
-            try child.save()
+            try Self.pushRows(100, from: child)
             let list = try FetchedResultsController(fetchRequest: request, context: child)
             try list.performFetch()
             let window = try FetchedResultsController(fetchRequest: windowRequest, context: child)
