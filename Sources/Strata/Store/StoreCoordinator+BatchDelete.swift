@@ -97,7 +97,7 @@ private struct BatchDeletePlan {
 
     /// Removes the join rows of the deleted `keys` and nullifies foreign keys pointing at them.
     private func detach(_ keys: [Int64], _ db: Database, _ changes: inout ChangeSet) throws {
-        let list = "(" + repeatElement("?", count: keys.count).joined(separator: ",") + ")"
+        let list = StoreCoordinator.placeholders(keys.count)
         let arguments = StatementArguments(keys)
         // The rows may be of every entity below this one: detach each one's relationships.
         var seen = Set<String>()
