@@ -62,6 +62,79 @@ import Testing
         #expect(titles.allSatisfy { $0.hasSuffix(" edited") })
     }
 
+    /// Saved notes the root holds only as faults, and a child that changed every title (not yet
+    /// saved): the child's change batch and the rows read for its push. The row cache holds
+    /// fewer rows than the push changes, so the root's own faults would read SQLite.
+    private func pushOntoFaults(_ dir: TemporaryDirectory, count: Int = 300)
+        async throws -> (coordinator: StoreCoordinator, root: ObjectContext, child: ObjectContext, ids: [ObjectID], batch: ChangeBatch, rows: PushRows?) {
+        var options = StoreOptions()
+        options.rowCacheCapacity = 100
+        let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file("store.sqlite"), options: options))
+        let root = ObjectContext(.privateQueue, coordinator: coordinator)
+        let ids = try await root.perform { () throws -> [ObjectID] in
+            for i in 0..<count { root.insert(Note.self).title = "n\(i)" }
+            try root.save()
+            let ids = try root.fetchObjectIDs(FetchRequest<Note>())
+            root.reset()
+            return ids
+        }
+        let child = ObjectContext(.privateQueue, parent: root)
+        let (batch, rows) = try await child.perform { () throws -> (ChangeBatch, PushRows?) in
+            for note in try child.fetch(FetchRequest<Note>()) { note.title += " edited" }
+            let batch = child.changeBatch()
+            return (batch, PushRows.read(for: batch, below: root))
+        }
+        return (coordinator, root, child, ids, batch, rows)
+    }
+
+    /// A large push reads the rows of the parent's faults on the child's queue, before it
+    /// enters the parent's: applying it there reads nothing.
+    @Test func aLargePushFillsTheParentsFaultsFromRowsReadBeforeItsQueue() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, root, child, ids, batch, rows) = try await pushOntoFaults(dir)
+        #expect(rows?.rows.count == ids.count)
+        let (_, sql) = try await coordinator.recordingSQL { try await child.perform { try child.push(batch, to: root, rows: rows) } }
+        #expect(sql.filter { $0.hasPrefix("SELECT") }.isEmpty, "\(sql)")
+        try await root.perform {
+            for id in ids {
+                let note = try #require(root.object(with: id) as? Note)
+                #expect(note.title.hasSuffix(" edited"))
+                #expect(note.awakeFromFetchCount == 1)
+                #expect(note.changedValues().keys.sorted() == ["title"])
+            }
+        }
+    }
+
+    /// Rows read before a commit are not taken: the parent reads the row as the commit left it.
+    @Test func aPushDoesNotFillFaultsFromRowsReadBeforeACommit() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, root, child, ids, batch, rows) = try await pushOntoFaults(dir)
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await other.perform {
+            let note = try #require(try other.existingObject(with: ids[0]) as? Note)
+            note.rating = 7
+            try other.save()
+        }
+        let (_, sql) = try await coordinator.recordingSQL { try await child.perform { try child.push(batch, to: root, rows: rows) } }
+        #expect(!sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }.isEmpty)
+        try await root.perform {
+            let note = try #require(root.object(with: ids[0]) as? Note)
+            #expect(note.rating == 7)
+            #expect(note.title.hasSuffix(" edited"))
+        }
+    }
+
+    /// A parent whose staleness interval is 0 reads its faults itself.
+    @Test func aPushOntoAParentThatNeverTakesCachedRowsReadsThere() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, root, child, ids, batch, rows) = try await pushOntoFaults(dir)
+        root.stalenessInterval = 0
+        let (_, sql) = try await coordinator.recordingSQL { try await child.perform { try child.push(batch, to: root, rows: rows) } }
+        #expect(!sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }.isEmpty)
+        let titles = try await root.perform { ids.map { (root.object(with: $0) as? Note)?.title ?? "" } }
+        #expect(titles.allSatisfy { $0.hasSuffix(" edited") })
+    }
+
     @Test func childSeesAncestorsUnsavedChanges() async throws {
         let dir = TemporaryDirectory()
         let (_, root) = try await makeStore(dir)

@@ -2,20 +2,27 @@ import OrderedCollections
 
 extension ObjectContext {
     /// A child's save: its change batch goes into the parent in memory, in one synchronous
-    /// step on the parent's queue; nothing is written to the store.
+    /// step on the parent's queue; nothing is written to the store. The rows of a large
+    /// batch's saved objects are read first, here (``PushRows``).
     func push(_ batch: ChangeBatch, to parent: ObjectContext) throws(StrataError) {
+        try push(batch, to: parent, rows: PushRows.read(for: batch, below: parent))
+    }
+
+    /// ``push(_:to:)`` with the rows read for it (`nil`: the parent reads what it needs).
+    func push(_ batch: ChangeBatch, to parent: ObjectContext, rows: PushRows?) throws(StrataError) {
         let changes = ChangeSet(
             inserted: Set(batch.inserted.map(\.id)),
             updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, $0.changedValues) }),
             deleted: Set(batch.deleted.map(\.id)))
-        try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self) }
+        try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows) }
         finishSave(forgetting: Array(pending.deleted))
         publish(changes)
     }
 
     /// Applies a child's change batch as if its changes were made here (tracked, with inverses
-    /// and delete rules), then tells observers and the other children.
-    func absorb(_ batch: ChangeBatch, from child: ObjectContext) {
+    /// and delete rules), then tells observers and the other children. Faults it updates fill
+    /// from `rows` when they are current, the others a page at a time from the layer below.
+    func absorb(_ batch: ChangeBatch, from child: ObjectContext, rows: PushRows?) {
         // A child's save is not an edit made here: the parent's undo history does not record it.
         let undo = undoHistory, wasSuspended = undo?.isSuspended ?? false
         undo?.isSuspended = true
@@ -35,6 +42,7 @@ extension ObjectContext {
         let changed = batch.inserted + batch.updated
         // Looked up once: applying values and relationships neither deletes nor renames them.
         let targets = changed.map { known($0.id) }
+        if let rows { fill(targets[batch.inserted.count...], from: rows) }
         groupFaults(targets[batch.inserted.count...], deleted: batch.deleted)
         for (change, object) in zip(changed, targets) {
             guard let object else { continue }
@@ -59,6 +67,21 @@ extension ObjectContext {
         }
         for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
+    }
+
+    /// Fills the updated objects held here as faults from the rows the child read for the push,
+    /// when this context's own read would give the same rows.
+    private func fill(_ updated: ArraySlice<ManagedObject?>, from rows: PushRows) {
+        guard rows.areCurrent(for: self) else { return }
+        var filled: [ManagedObject] = []
+        for object in updated {
+            guard let object, object.lifecycle.isFault, let row = rows.rows[object.objectID],
+                  !source.ancestorsMayHavePending(object.entity) else { continue }
+            fill(object, with: row)
+            filled.append(object)
+        }
+        // Woken once every fault is filled, as a firing fault's batch is (a hook may touch another).
+        for object in filled where object.valueErrors[-1] == nil { object.awakeFromFetch() }
     }
 
     /// Puts the saved rows a batch changes (`updated`, already looked up) or deletes, held

@@ -161,6 +161,20 @@ final class RowCache: Sendable {
         }
     }
 
+    /// Whether rows read from the store since `token` was taken are still the store's as far as
+    /// this cache can tell (nothing evicted or emptied since: no commit through a coordinator of
+    /// the process, no refresh, no external change noticed), and were read at most `staleness`
+    /// seconds ago (negative: any age; 0: never good enough). Always false with the cache off.
+    func isCurrent(_ token: Token, staleness: TimeInterval) -> Bool {
+        guard capacity > 0, staleness != 0 else { return false }
+        let commits = fileCommits.count.load(ordering: .acquiring)
+        return state.withLock { state in
+            state.catchUp(commits)
+            guard state.epoch == token.epoch else { return false }
+            return staleness < 0 || state.clock() &- token.time <= UInt64(min(staleness, 1e9) * 1e9)
+        }
+    }
+
     /// Keeps rows read from the store since `token` was taken, unless the cache was evicted
     /// from or emptied meanwhile (the rows may predate a commit).
     func store(_ rows: [RowSnapshot], token: Token) {
