@@ -33,15 +33,17 @@ struct PushRows {
         guard coordinator.rowCache.capacity > 0 else { return nil }
         var keysByEntity: [Int: [Int64]] = [:]
         for change in batch.updated {
-            guard let key = change.id.primaryKey, !parent.source.ancestorsMayHavePending(change.id.entity) else { continue }
+            guard let key = change.id.primaryKey else { continue }   // an object the store has no row of yet
             keysByEntity[change.id.entity.index, default: []].append(key)
         }
-        guard !keysByEntity.isEmpty else { return nil }
+        // The parent's faults of an entity an ancestor may hold unsaved changes of read through it.
+        let entities = keysByEntity.keys.map { coordinator.model.entities[$0] }.filter { !parent.source.ancestorsMayHavePending($0) }
+        guard !entities.isEmpty else { return nil }
         let token = coordinator.rowCache.token()
         var rows: [ObjectID: RowSnapshot] = [:]
         rows.reserveCapacity(batch.updated.count)
-        for (index, keys) in keysByEntity {
-            guard let read = try? coordinator.readRows(of: coordinator.model.entities[index], keys: keys, staleness: 0) else { return nil }
+        for entity in entities {
+            guard let read = try? coordinator.readRows(of: entity, keys: keysByEntity[entity.index] ?? [], staleness: 0) else { return nil }
             for row in read { rows[row.id] = row }
         }
         return PushRows(rows: rows, token: token)
