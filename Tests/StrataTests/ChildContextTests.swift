@@ -135,6 +135,48 @@ import Testing
         #expect(titles.allSatisfy { $0.hasSuffix(" edited") })
     }
 
+    /// The rows a leaf's push brought to the middle context go on with the middle's own push
+    /// while they are current (an editor's commit on its way from main to the writer), instead of
+    /// being read again; after a commit, the middle's push reads them again.
+    @Test(arguments: [false, true]) func aPushPassesOnTheRowsItsChildBrought(commitBetween: Bool) async throws {
+        let dir = TemporaryDirectory()
+        var options = StoreOptions()
+        options.rowCacheCapacity = 100   // fewer rows than the push: the cache cannot answer
+        let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file("store.sqlite"), options: options))
+        let top = ObjectContext(.privateQueue, coordinator: coordinator)
+        let ids = try await top.perform { () throws -> [ObjectID] in
+            for i in 0..<300 { top.insert(Note.self).title = "n\(i)" }
+            try top.save()
+            let ids = try top.fetchObjectIDs(FetchRequest<Note>())
+            top.reset()
+            return ids
+        }
+        let middle = ObjectContext(.privateQueue, parent: top)
+        let leaf = ObjectContext(.privateQueue, parent: middle)
+        try await leaf.perform {
+            for note in try leaf.fetch(FetchRequest<Note>()) { note.title += " edited" }
+            try leaf.save()
+        }
+        if commitBetween {
+            let other = ObjectContext(.privateQueue, coordinator: coordinator)
+            try await other.perform {
+                let note = try #require(try other.existingObject(with: ids[0]) as? Note)
+                note.rating = 7
+                try other.save()
+            }
+        }
+        let (_, sql) = try await coordinator.recordingSQL { try await middle.perform { try middle.save() } }
+        let reads = sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }
+        #expect(reads.isEmpty == !commitBetween, "\(reads.count) row reads")
+        try await top.perform {
+            for id in ids {
+                let note = try #require(top.object(with: id) as? Note)
+                #expect(note.title.hasSuffix(" edited"))
+                #expect(note.rating == (commitBetween && id == ids[0] ? 7 : 0))
+            }
+        }
+    }
+
     @Test func childSeesAncestorsUnsavedChanges() async throws {
         let dir = TemporaryDirectory()
         let (_, root) = try await makeStore(dir)

@@ -3,9 +3,13 @@ import OrderedCollections
 extension ObjectContext {
     /// A child's save: its change batch goes into the parent in memory, in one synchronous
     /// step on the parent's queue; nothing is written to the store. The rows of a large
-    /// batch's saved objects are read first, here (``PushRows``).
+    /// batch's saved objects are read first, here (``PushRows``), unless the rows a child's
+    /// push brought here are current and cover them (an editor's commit on its way from main
+    /// to the writer).
     func push(_ batch: ChangeBatch, to parent: ObjectContext) throws(StrataError) {
-        try push(batch, to: parent, rows: PushRows.read(for: batch, below: parent))
+        let brought = pushedRows.flatMap { $0.areCurrent(for: parent) && $0.cover(batch) ? $0 : nil }
+        pushedRows = nil
+        try push(batch, to: parent, rows: brought ?? PushRows.read(for: batch, below: parent))
     }
 
     /// ``push(_:to:)`` with the rows read for it (`nil`: the parent reads what it needs).
@@ -42,7 +46,10 @@ extension ObjectContext {
         let changed = batch.inserted + batch.updated
         // Looked up once: applying values and relationships neither deletes nor renames them.
         let targets = changed.map { known($0.id) }
-        if let rows { fill(targets[batch.inserted.count...], from: rows) }
+        if let rows, rows.areCurrent(for: self) {
+            fill(targets[batch.inserted.count...], from: rows)
+            if parent != nil { pushedRows = rows }
+        }
         groupFaults(targets[batch.inserted.count...], deleted: batch.deleted)
         for (change, object) in zip(changed, targets) {
             guard let object else { continue }
@@ -69,10 +76,9 @@ extension ObjectContext {
         publish(changes, except: child)
     }
 
-    /// Fills the updated objects held here as faults from the rows the child read for the push,
-    /// when this context's own read would give the same rows.
+    /// Fills the updated objects held here as faults from current rows the child read for the
+    /// push (this context's own read would give the same rows).
     private func fill(_ updated: ArraySlice<ManagedObject?>, from rows: PushRows) {
-        guard rows.areCurrent(for: self) else { return }
         var filled: [ManagedObject] = []
         for object in updated {
             guard let object, object.lifecycle.isFault, let row = rows.rows[object.objectID],

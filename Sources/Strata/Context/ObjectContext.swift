@@ -105,6 +105,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     @exclusivity(unchecked) var mergingChanges: ChangeSet?
     /// Finds the save among ``mergingChanges``' inserts (made when there are several).
     @exclusivity(unchecked) var mergingLookup: SavedInsertsLookup?
+    /// The rows the last child's push brought (``PushRows``), kept while this context has a
+    /// parent: its own push passes them on instead of reading them again, while they are current.
+    @exclusivity(unchecked) var pushedRows: PushRows?
     /// The latest store commit the context was told of: merged change sets, its own saves,
     /// its parent's change sets (``ChangeSet/commits``; see `ObjectContext+MergeOrder.swift`).
     @exclusivity(unchecked) var lastMergedCommit: UInt64 = 0

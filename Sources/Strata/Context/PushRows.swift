@@ -8,7 +8,8 @@ import Foundation
 /// or emptying of the coordinator's row cache since the read began (the cache's rule for the
 /// rows it keeps), no older than the parent's `stalenessInterval` (0: never taken), and only
 /// for an entity no ancestor of the parent may hold unsaved changes of (its faults would read
-/// through that ancestor).
+/// through that ancestor). A parent with a parent of its own passes them on with its next push
+/// while they are current and cover it (``cover(_:)``), instead of reading them again.
 ///
 /// For example (inside the engine, in a child's save):
 /// ```swift
@@ -47,6 +48,12 @@ struct PushRows {
             for row in read { rows[row.id] = row }
         }
         return PushRows(rows: rows, token: token)
+    }
+
+    /// Whether these rows hold every updated saved object of `batch` (a row the store no longer
+    /// has is absent, and is then read again).
+    func cover(_ batch: ChangeBatch) -> Bool {
+        batch.updated.count >= Self.minimumUpdates && batch.updated.allSatisfy { $0.id.isTemporary || rows[$0.id] != nil }
     }
 
     /// Whether `context` may fill its faults from these rows now.
