@@ -71,7 +71,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Real servers for the tests and the Sandbox's `--backend` (nginx with WebDAV, moto's
-        // S3) started on loopback and stopped afterwards; not a product.
+        // S3) started on loopback and stopped afterwards, and the child-process launcher they and
+        // the multi-process tests use; not a product.
         .target(name: "StrataTestServers", path: "Tests/StrataTestServers", swiftSettings: swiftSettings),
         // The Sandbox: scenarios, metrics, heartbeat and report in a library (so tests run
         // small-N scenarios in-process), and a thin executable that parses the command line.
@@ -115,7 +116,7 @@ let package = Package(
         .target(name: "StrataFaultVFS", path: "Tests/StrataFaultVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataSync", "StrataRandom", "StrataFaultVFS", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Strata", "StrataSync", "StrataRandom", "StrataFaultVFS", "StrataTestServers", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),

@@ -45,16 +45,14 @@ struct ServerWatchdogTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // A stand-in for a test process: a shell that sleeps until killed.
-        let standIn = Process()
-        standIn.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        standIn.arguments = ["120"]
-        try standIn.run()
+        let standIn = try ChildProcess(["/bin/sleep", "120"])
         let port = try LoopbackPort.free()
         let server = ServerProcess(name: "python-http", port: port, arguments: ["/usr/bin/env", "python3", "-m", "http.server", "--bind", "127.0.0.1", "\(port)"],
                                    directory: folder, watchedProcess: standIn.processIdentifier)
         try server.start()
         #expect(LoopbackPort.accepts(port))
-        kill(standIn.processIdentifier, SIGKILL)
+        standIn.signal(SIGKILL)
+        #expect(standIn.waitUntilExit() == .signalled(SIGKILL))  // reaped: a zombie still answers `kill -0`
         #expect(LoopbackPort.waitUntilClosed(port, timeout: 30), "the server still listens after the watched process died")
         server.stop()
     }

@@ -177,17 +177,15 @@ public final class S3TestServer: Sendable {
     private static func runSetup(_ arguments: [String]) throws -> [String: String] {
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/servers/s3-setup.py").path
         let output = Pipe(), errors = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try python())
-        process.arguments = [script] + arguments
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess([try python(), script] + arguments,
+                                       standardOutput: .descriptor(output.fileHandleForWriting.fileDescriptor),
+                                       standardError: .descriptor(errors.fileHandleForWriting.fileDescriptor))
+        try output.fileHandleForWriting.close()
+        try errors.fileHandleForWriting.close()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
+        let ended = process.waitUntilExit()
+        guard ended.succeeded,
               let line = String(decoding: out, as: UTF8.self).split(separator: "\n").last,
               let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String] else {
             throw TestServerError("setting up moto failed (\(script) \(arguments.first ?? "")): \(String(decoding: err, as: UTF8.self).suffix(2_000))")
@@ -197,14 +195,10 @@ public final class S3TestServer: Sendable {
 
     @discardableResult
     private static func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        guard let process = try? ChildProcess([executable] + arguments) else { return -1 }
+        switch process.waitUntilExit() {
+        case .exited(let status): return status
+        case .signalled: return -1
+        }
     }
 }

@@ -8,8 +8,8 @@ import Darwin
 /// A server command run on a loopback port for tests: started, waited for until the port
 /// accepts TCP, stopped (SIGTERM, then SIGKILL) and restarted on the same port.
 ///
-/// The command runs (spawned directly, not through Foundation's `Process`, whose exit
-/// monitoring is not dependable inside the test runner) under a small `/bin/sh` wrapper with a watchdog that kills the server when
+/// The command runs (a ``ChildProcess``, not Foundation's `Process`, whose exit monitoring is
+/// not dependable inside the test runner) under a small `/bin/sh` wrapper with a watchdog that kills the server when
 /// the test process is gone (even one killed with SIGKILL), and an `atexit` hook stops every
 /// server still running when the test process exits, so no server outlives its tests.
 ///
@@ -31,7 +31,7 @@ public final class ServerProcess: Sendable {
     /// The server's standard output and error, appended across restarts.
     public let logURL: URL
     private let pidURL: URL
-    private let state = Locked<pid_t?>(nil)
+    private let state = Locked<ChildProcess?>(nil)
 
     /// The process whose end ends the server (the test process unless a test says otherwise).
     public let watchedProcess: Int32
@@ -50,7 +50,13 @@ public final class ServerProcess: Sendable {
     deinit { stop(grace: 2) }
 
     /// Whether the server process is running.
-    public var isRunning: Bool { state.withLock { Self.reap(&$0) } }
+    public var isRunning: Bool {
+        state.withLock { wrapper in
+            if wrapper?.isRunning == true { return true }
+            wrapper = nil
+            return false
+        }
+    }
 
     /// Launches the server and waits until its port accepts connections; throws with the end
     /// of its log when it exits or does not listen within `timeout` seconds.
@@ -61,9 +67,9 @@ public final class ServerProcess: Sendable {
         environment["STRATA_SERVER_LOG"] = logURL.path
         environment["STRATA_SERVER_PIDFILE"] = pidURL.path
         try? FileManager.default.removeItem(at: pidURL)
-        let wrapper: pid_t
+        let wrapper: ChildProcess
         do {
-            wrapper = try Self.spawn(["/bin/sh", "-c", Self.wrapperScript, "strata-server-wrapper"] + arguments, environment: environment)
+            wrapper = try ChildProcess(["/bin/sh", "-c", Self.wrapperScript, "strata-server-wrapper"] + arguments, environment: environment)
         } catch {
             throw TestServerError("cannot launch \(name) (\(arguments.joined(separator: " "))): \(error)")
         }
@@ -82,14 +88,13 @@ public final class ServerProcess: Sendable {
         ServerRegistry.shared.remove(self)
         guard let wrapper = state.withLock({ $0 }) else { return }
         let serverPID = serverProcessID()
-        kill(wrapper, SIGTERM)
+        wrapper.signal(SIGTERM)
         let deadline = Date().addingTimeInterval(grace)
         while isRunning && Date() < deadline { usleep(10_000) }
         if isRunning {
             if let serverPID { kill(serverPID, SIGKILL) }
-            kill(wrapper, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(wrapper, &status, 0)
+            wrapper.signal(SIGKILL)
+            wrapper.waitUntilExit()
             state.withLock { $0 = nil }
         }
         _ = LoopbackPort.waitUntilClosed(port, timeout: grace)
@@ -104,7 +109,7 @@ public final class ServerProcess: Sendable {
     /// Sends SIGTERM to the server without waiting (the `atexit` path).
     func terminateNow() {
         if let serverPID = serverProcessID() { kill(serverPID, SIGTERM) }
-        if let wrapper = state.withLock({ $0 }) { kill(wrapper, SIGTERM) }
+        state.withLock { $0 }?.signal(SIGTERM)
     }
 
     /// The last lines of the server's log.
@@ -116,53 +121,6 @@ public final class ServerProcess: Sendable {
     private func serverProcessID() -> pid_t? {
         guard let text = try? String(contentsOf: pidURL, encoding: .utf8) else { return nil }
         return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-
-    /// Whether the wrapper `pid` still runs; reaps it (and clears `pid`) once it has exited.
-    private static func reap(_ pid: inout pid_t?) -> Bool {
-        guard let running = pid else { return false }
-        var status: Int32 = 0
-        let result = waitpid(running, &status, WNOHANG)
-        if result == 0 { return true }
-        pid = nil
-        return false
-    }
-
-    /// Starts `argv` with `environment`: standard streams on /dev/null, no inherited file
-    /// descriptor beyond them, default signal handling and an empty signal mask.
-    private static func spawn(_ argv: [String], environment: [String: String]) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Close every other descriptor in the child (listening sockets of other test
-        // servers, say); glibc ≥ 2.34 has the call, but its header hides it from Swift.
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = argv.map { strdup($0) } + [nil]
-        let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in arguments { free(pointer) }
-            for pointer in variables { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, argv[0], &actions, &attributes, arguments, variables)
-        if result != 0 { throw TestServerError("posix_spawn failed (errno \(result))") }
-        return pid
     }
 
     /// Runs `"$@"` in the background, records its pid, and waits for it. A watchdog subshell

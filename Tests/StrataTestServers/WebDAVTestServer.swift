@@ -131,15 +131,8 @@ public final class WebDAVTestServer: Sendable {
 
     private static func runInstallScript() -> Bool {
         let script = TestServers.repositoryRoot.appendingPathComponent("scripts/servers/install.sh")
-        let install = Process()
-        install.executableURL = URL(fileURLWithPath: "/bin/bash")
-        install.arguments = [script.path]
-        install.standardInput = FileHandle.nullDevice
-        install.standardOutput = FileHandle.nullDevice
-        install.standardError = FileHandle.nullDevice
-        do { try install.run() } catch { return false }
-        install.waitUntilExit()
-        return install.terminationStatus == 0
+        guard let install = try? ChildProcess(["/bin/bash", script.path]) else { return false }
+        return install.waitUntilExit().succeeded
     }
 
     static func nginxPath() throws -> String {

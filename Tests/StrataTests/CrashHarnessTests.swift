@@ -25,7 +25,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...150, using: &generator)))
             writer.kill()
             let status = try await writer.finish(timeout: 30)
-            if status != 0 { killedWithSavesInFlight += 1 }
+            if status != .exited(0) { killedWithSavesInFlight += 1 }
             acknowledged += writer.lines.filter { $0.hasPrefix("ack ") }.map { String($0.split(separator: " ")[3]) }
 
             let stored = try MultiProcessTests.contents(of: directory.file())

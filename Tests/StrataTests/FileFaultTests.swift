@@ -46,8 +46,7 @@ import Testing
     static func probeRead(_ url: URL, write: Bool = false, asOtherUser: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
         let probe = try ProbeProcess(["read", url.path, "1"] + (write ? ["write"] : []), environment: asOtherUser ? ["STRATA_DROP_PRIVILEGES": "1"] : [:])
         let status = try await probe.finish(timeout: 60)
-        #expect(probe.process.terminationReason == .exit && status == 0,
-                "the probe did not finish cleanly (reason \(probe.process.terminationReason.rawValue), status \(status)): \(probe.errors)", sourceLocation: sourceLocation)
+        #expect(status == .exited(0), "the probe did not finish cleanly (it \(status)): \(probe.errors)", sourceLocation: sourceLocation)
         return probe.lines
     }
 
@@ -81,7 +80,7 @@ import Testing
         // The mixed role opens with StoreOptions.recordsHistory, which must write the history tables.
         let probe = try ProbeProcess(["mixed", url.path, "1", "1", "1"], environment: ["STRATA_DROP_PRIVILEGES": "1"])
         let status = try await probe.finish(timeout: 60)
-        #expect(probe.process.terminationReason == .exit && status == 2)
+        #expect(status == .exited(2))
         #expect(probe.errors.contains("StrataError.readOnlyStore"), "\(probe.errors)")
         #expect(try Data(contentsOf: url) == before)
     }

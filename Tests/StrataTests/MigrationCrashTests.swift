@@ -60,7 +60,7 @@ import Testing
         let child = try ProbeProcess(["open", url.path, "\(version)"])
         let line = try await child.waitForLine { $0.hasPrefix("opened ") }
         let seen = Date().timeIntervalSince(started)
-        #expect(try await child.finish() == 0, "\(child.errors)")
+        #expect(try await child.finish() == .exited(0), "\(child.errors)")
         let inside = Double(line.split(separator: " ")[1]).map { $0 / 1000 } ?? seen
         return inside + min(0.5, max(0, seen - inside))
     }

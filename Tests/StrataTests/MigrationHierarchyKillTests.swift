@@ -82,7 +82,7 @@ import Testing
 
         try MigrationCrashTests.copy(template, to: work)
         let listing = try ProbeProcess(["open-hierarchy", work.path, "2"])
-        #expect(try await listing.finish() == 0, "\(listing.errors)")
+        #expect(try await listing.finish() == .exited(0), "\(listing.errors)")
         let steps = listing.lines.filter { $0.hasPrefix("step ") }.map { String($0.dropFirst("step ".count)) }
         #expect(steps.first == "began" && steps.suffix(3) == ["recorded", "committed", "finished"], "\(steps)")
         #expect(steps.filter { $0.hasPrefix("statement-") }.count > 10, "\(steps)")
@@ -92,13 +92,13 @@ import Testing
             try MigrationCrashTests.copy(template, to: work)
             let child = try ProbeProcess(["open-hierarchy", work.path, "2"], environment: ["STRATA_KILL_AT_MIGRATION_STEP": step])
             let status = try await child.finish()
-            #expect(status == SIGKILL && child.lines.last == "step \(step)", "\(step): exit \(status), \(child.errors)")
+            #expect(status == .signalled(SIGKILL) && child.lines.last == "step \(step)", "\(step): \(status), \(child.errors)")
             let committed = step == "committed" || step == "finished"
             let after = try await Self.census(work)
             #expect(after == (committed ? migrated : original), "\(step): \(after)")
             // Opening it again finishes the job.
             let reopen = try ProbeProcess(["open-hierarchy", work.path, "2"])
-            #expect(try await reopen.finish() == 0, "\(step): \(reopen.errors)")
+            #expect(try await reopen.finish() == .exited(0), "\(step): \(reopen.errors)")
             #expect(try await Self.census(work) == migrated, "\(step)")
         }
     }

@@ -27,7 +27,7 @@ import Testing
         // The steps, from a migration that runs to the end.
         try MigrationCrashTests.copy(template, to: work)
         let listing = try ProbeProcess(["open", work.path, "2"])
-        #expect(try await listing.finish() == 0, "\(listing.errors)")
+        #expect(try await listing.finish() == .exited(0), "\(listing.errors)")
         let steps = listing.lines.filter { $0.hasPrefix("step ") }.map { String($0.dropFirst("step ".count)) }
         #expect(steps.first == "began" && steps.dropFirst().first == "backed-up" && steps.suffix(3) == ["recorded", "committed", "finished"], "\(steps)")
         #expect(steps.contains { $0.hasPrefix("statement-") }, "\(steps)")
@@ -37,7 +37,7 @@ import Testing
             try MigrationCrashTests.copy(template, to: work)
             let child = try ProbeProcess(["open", work.path, "2"], environment: ["STRATA_KILL_AT_MIGRATION_STEP": step])
             let status = try await child.finish()
-            #expect(status == SIGKILL && child.process.terminationReason == .uncaughtSignal, "\(step): exit \(status), \(child.errors)")
+            #expect(status == .signalled(SIGKILL), "\(step): \(status), \(child.errors)")
             #expect(child.lines.last == "step \(step)", "\(step): \(child.lines.suffix(3))")
             let committed = step == "committed" || step == "finished"
             // Killed there, the backup copy is on disk from its making until its removal.
@@ -50,7 +50,7 @@ import Testing
                     "\(step): the rows changed: \(after) against \(original)")
             // Opening it again finishes the job, and no copy stays behind once it has migrated.
             let reopen = try ProbeProcess(["open", work.path, "2"])
-            #expect(try await reopen.finish() == 0, "\(step): \(reopen.errors)")
+            #expect(try await reopen.finish() == .exited(0), "\(step): \(reopen.errors)")
             let finished = try await MigrationCrashTests.census(work)
             #expect(finished.version == 2 && finished.items == original.items && finished.unfilled == 0, "\(step)")
             if !committed { #expect(!FileManager.default.fileExists(atPath: backup), "\(step): the backup copy stayed after the migration") }

@@ -77,9 +77,8 @@ import Testing
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...150, using: &random)))
             }
             child.kill()
-            _ = try await child.finish(timeout: 30)
-            try #require(child.process.terminationReason == .uncaughtSignal,
-                         "\(context): the child exited by itself (\(child.process.terminationStatus)): \(child.errors)")
+            let ended = try await child.finish(timeout: 30)
+            try #require(ended == .signalled(SIGKILL), "\(context): the child \(ended) by itself: \(child.errors)")
 
             var lastAck = committed, pending: Int?
             for line in child.lines {

@@ -38,10 +38,10 @@ import Testing
         let reader = try ProbeProcess(["reader", store, "4"])
         for writer in writers {
             let status = try await writer.finish()
-            #expect(status == 0, "writer \(writer.process.arguments ?? []) exited \(status): \(writer.errors)")
+            #expect(status == .exited(0), "writer \(writer.child.arguments.dropFirst()) \(status): \(writer.errors)")
         }
         let readerStatus = try await reader.finish()
-        #expect(readerStatus == 0, "reader exited \(readerStatus): \(reader.errors)")
+        #expect(readerStatus == .exited(0), "reader \(readerStatus): \(reader.errors)")
         #expect(reader.lines.contains { $0.hasPrefix("rounds ") && $0 != "rounds 0" }, "\(reader.lines)")
 
         let acknowledged = writers.flatMap(\.lines).filter { $0.hasPrefix("ack ") }.map { $0.split(separator: " ").map(String.init) }
@@ -70,9 +70,9 @@ import Testing
         let b = try ProbeProcess(["edit", store, policy, "b", "B"])
         _ = try await b.waitForLine { $0 == "ready" }
         b.send("go")
-        #expect(try await b.finish() == 0, "\(b.errors)")
+        #expect(try await b.finish() == .exited(0), "\(b.errors)")
         a.send("go")
-        #expect(try await a.finish() == 0, "\(a.errors)")
+        #expect(try await a.finish() == .exited(0), "\(a.errors)")
         return (a.lines, b.lines, try Self.contents(of: directory.file()))
     }
 
@@ -117,7 +117,7 @@ import Testing
         let editor = try ProbeProcess(["edit", store, "error", "a", "A"])
         _ = try await editor.waitForLine { $0 == "ready" }
         try await holdingWriteLock(store, seconds: 1) { editor.send("go") }
-        #expect(try await editor.finish() == 0, "\(editor.errors)")
+        #expect(try await editor.finish() == .exited(0), "\(editor.errors)")
         #expect(editor.lines == ["ready", "saved"])
         #expect(try Self.contents(of: directory.file()).tally?["label"] == "A")
     }
@@ -131,7 +131,7 @@ import Testing
             editor.send("go")
             _ = try await editor.waitForLine { $0.hasPrefix("failed") }
         }
-        #expect(try await editor.finish() == 0, "\(editor.errors)")
+        #expect(try await editor.finish() == .exited(0), "\(editor.errors)")
         #expect(editor.lines == ["ready", "failed storeBusy hasChanges=true"])
         #expect(try Self.contents(of: directory.file()).tally?["label"] == "")
     }
@@ -142,8 +142,8 @@ import Testing
         let watcher = try ProbeProcess(["watch", store, "60"])
         _ = try await watcher.waitForLine { $0 == "ready" }
         let writer = try ProbeProcess(["writer", store, "a", "1"])
-        #expect(try await writer.finish() == 0, "\(writer.errors)")
-        #expect(try await watcher.finish() == 0, "\(watcher.errors)")
+        #expect(try await writer.finish() == .exited(0), "\(writer.errors)")
+        #expect(try await watcher.finish() == .exited(0), "\(watcher.errors)")
         #expect(watcher.lines == ["own false", "ready", "external"])
     }
 }

@@ -25,7 +25,7 @@ import Testing
     /// (the probe's `error <code>`) is recorded with the probe's output, so a failure says why.
     func itemsSeenByAnotherProcess(_ url: URL) async throws -> String? {
         let reader = try ProbeProcess(["read", url.path, "1"])
-        #expect(try await reader.finish() == 0, "\(reader.errors)")
+        #expect(try await reader.finish() == .exited(0), "\(reader.errors)")
         let line = reader.lines.first
         #expect(line?.hasPrefix("read ") == true, "the probe printed \(reader.lines), stderr: \(reader.errors)")
         return line?.split(separator: " ").last.map(String.init)

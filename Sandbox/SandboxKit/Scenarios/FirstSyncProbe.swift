@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataStacks
 import StrataSync
+import StrataTestServers
 
 /// A new device's first sync in the `sync` scenario: it opens a stack on an empty store,
 /// attaches to the cloud and syncs once, from the baseline the other peers left.
@@ -52,28 +53,19 @@ public enum FirstSyncProbe {
         for url in [outputURL, errorURL] where !FileManager.default.createFile(atPath: url.path, contents: nil) {
             throw SandboxError("cannot create \(url.path)")
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--first-sync-probe", requestURL.path]
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        let finished = Locked(false)
-        let (status, reason): (Int32, Process.TerminationReason) = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { ended in
-                finished.withLock { $0 = true }
-                continuation.resume(returning: (ended.terminationStatus, ended.terminationReason))
-            }
-            do { try process.run() } catch { continuation.resume(throwing: error); return }
-            // A child that hangs is killed, so that the run reports it instead of waiting for ever.
-            let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Self.timeoutSeconds)) {
-                if !finished.withLock({ $0 }) { kill(pid, SIGKILL) }
-            }
-        }
+        let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorURL)
+        // A ChildProcess, not Foundation's Process: see its documentation.
+        let child = try ChildProcess([executable.path, "--first-sync-probe", requestURL.path],
+                                     standardOutput: .descriptor(output.fileDescriptor), standardError: .descriptor(errors.fileDescriptor))
+        try output.close()
+        try errors.close()
+        // A child that hangs is killed, so that the run reports it instead of waiting for ever.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Self.timeoutSeconds)) { child.signal(SIGKILL) }
+        let ended = await child.ended()
         let printed = (try? Data(contentsOf: outputURL)) ?? Data()
-        guard reason == .exit, status == 0 else {
+        guard ended.succeeded else {
             let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
-            let how = reason == .exit ? "exited with status \(status)" : "was killed by signal \(status) (after \(Self.timeoutSeconds) s if SIGKILL)"
+            let how = ended == .signalled(SIGKILL) ? "\(ended) (after \(Self.timeoutSeconds) s if it hung)" : "\(ended)"
             throw SandboxError("the first-sync child process (\(executable.path)) \(how): \(errors)")
         }
         do {

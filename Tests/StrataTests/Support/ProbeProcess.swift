@@ -1,12 +1,14 @@
 import Foundation
 @testable import Strata   // `Locked`
+import StrataTestServers  // `ChildProcess`
 import Testing
 
 /// A running `StrataProcessProbe` child process (Sources/StrataProcessProbe): its stdout is
 /// collected line by line on a thread of its own (so a chatty child never blocks on a full
-/// pipe), and lines can be sent to its stdin.
-final class ProbeProcess: @unchecked Sendable {  // safe: `process` and the pipes are set in init and only read after; `output` is Locked
-    let process = Process()
+/// pipe), and lines can be sent to its stdin. It runs as a ``ChildProcess``: Foundation's
+/// `Process` crashes when launched from a test process holding many descriptors.
+final class ProbeProcess: @unchecked Sendable {  // safe: `child` and the pipes are set in init and only read after; `output` is Locked
+    let child: ChildProcess
     private let input = Pipe()
     private let outputPipe = Pipe()
     private let errorPipe = Pipe()
@@ -37,13 +39,15 @@ final class ProbeProcess: @unchecked Sendable {  // safe: `process` and the pipe
 
     /// Starts the probe with `arguments` (a role and its arguments).
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = try Self.binary()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = input
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        try process.run()
+        child = try ChildProcess([try Self.binary().path] + arguments,
+                                 environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                 standardInput: .descriptor(input.fileHandleForReading.fileDescriptor),
+                                 standardOutput: .descriptor(outputPipe.fileHandleForWriting.fileDescriptor),
+                                 standardError: .descriptor(errorPipe.fileHandleForWriting.fileDescriptor))
+        // The child holds its own ends; closing ours lets the readers see the end of its output.
+        try input.fileHandleForReading.close()
+        try outputPipe.fileHandleForWriting.close()
+        try errorPipe.fileHandleForWriting.close()
         let output = self.output
         for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
             let handle = pipe.fileHandleForReading
@@ -83,30 +87,30 @@ final class ProbeProcess: @unchecked Sendable {  // safe: `process` and the pipe
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let line = lines.first(where: match) { return line }
-            if Date() >= deadline || (!process.isRunning && output.withLock({ $0.closed })) { break }
+            if Date() >= deadline || (!child.isRunning && output.withLock({ $0.closed })) { break }
             try await Task.sleep(for: .milliseconds(10))
         }
         throw ProbeFailure("no matching line within \(timeout) s; stdout: \(lines.suffix(5)), stderr: \(errors)")
     }
 
-    /// Waits for the child to exit (up to `timeout` seconds, then kills it) and for its output
-    /// to be read; returns its exit status.
+    /// Waits for the child to end (up to `timeout` seconds, then kills it) and for its output
+    /// to be read; returns how it ended.
     @discardableResult
-    func finish(timeout: Double = 300) async throws -> Int32 {
+    func finish(timeout: Double = 300) async throws -> ChildProcess.Termination {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning || !output.withLock({ $0.closed }) {
+        while true {
+            if let ended = child.termination, output.withLock({ $0.closed }) { return ended }
             if Date() > deadline {
-                process.terminate()
-                throw ProbeFailure("probe \(process.arguments ?? []) still running after \(timeout) s; stderr: \(errors)")
+                child.signal(SIGKILL)
+                throw ProbeFailure("probe \(child.arguments.dropFirst()) still running after \(timeout) s; stderr: \(errors)")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return process.terminationStatus
     }
 
     /// Kills the child at once (the crash harness's SIGKILL).
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        child.signal(SIGKILL)
     }
 }
 
