@@ -303,4 +303,51 @@ import Testing
             #expect(try root.count(for: FetchRequest<Note>()) == 2)
         }
     }
+
+    /// A child's save into a private-queue parent (main's into the writer, in the asyncSaving
+    /// stack) hands the batch over without waiting for the parent's queue; until the parent
+    /// has applied it, a sibling reads through the parent, never the store's older row.
+    @Test func aSaveIntoAPrivateQueueParentDoesNotWaitAndSiblingsSeeIt() async throws {
+        let dir = TemporaryDirectory()
+        let (_, root) = try await makeStore(dir)
+        let id = try await root.perform { () throws -> ObjectID in
+            let note = root.insert(Note.self)
+            note.title = "before"
+            try root.save()
+            return note.objectID
+        }
+        let child = ObjectContext(.privateQueue, parent: root), sibling = ObjectContext(.privateQueue, parent: root)
+        try await child.perform { _ = try child.existingObject(with: id) }   // loaded, so the child's edit is an update
+        // The parent's queue is held until `gate` opens.
+        let entered = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
+        root.queue.async { entered.signal(); gate.wait() }
+        entered.wait()
+        let saved = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? child.performAndWait {
+                (try child.existingObject(with: id) as? Note)?.title = "after"
+                try child.save()
+            }
+            saved.signal()
+        }
+        let returned = saved.wait(timeout: .now() + 10) == .success
+        #expect(returned, "the child's save waited for the parent's queue")
+        let read = Locked<String?>(nil), readDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            sibling.performAndWait { read.withLock { $0 = (sibling.object(with: id) as? Note)?.title } }
+            readDone.signal()
+        }
+        // The sibling's read must not have answered from the store while the push waits.
+        let answeredEarly = readDone.wait(timeout: .now() + 0.3) == .success
+        #expect(!answeredEarly, "the sibling read \(read.withLock { $0 } ?? "nil") past the parent")
+        gate.signal()
+        if !returned { saved.wait() }
+        if !answeredEarly { readDone.wait() }
+        #expect(read.withLock { $0 } == "after")
+        try await root.perform { () throws -> Void in
+            #expect(root.hasChanges)
+            let note = try root.existingObject(with: id) as? Note
+            #expect(note?.title == "after")
+        }
+    }
 }

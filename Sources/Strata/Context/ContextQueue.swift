@@ -25,6 +25,9 @@ final class ContextQueue: Sendable {
         self.token = token
     }
 
+    /// Whether this is the main queue.
+    var isMain: Bool { token === MainQueue.token }
+
     /// Whether the calling code runs on this queue.
     var isCurrent: Bool { DispatchQueue.getSpecific(key: MainQueue.key) === token }
 

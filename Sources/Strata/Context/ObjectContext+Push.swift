@@ -1,11 +1,13 @@
 import OrderedCollections
 
 extension ObjectContext {
-    /// A child's save: its change batch goes into the parent in memory, in one synchronous
-    /// step on the parent's queue; nothing is written to the store. The rows of a large
-    /// batch's saved objects are read first, here (``PushRows``), unless the rows a child's
-    /// push brought here are current and cover them (an editor's commit on its way from main
-    /// to the writer).
+    /// A child's save: its change batch goes into the parent in memory; nothing is written to
+    /// the store. A main-queue parent applies it at once, the child waiting; a private-queue
+    /// parent is handed it and applies it on its queue before any work queued there after the
+    /// save (``absorbLater(_:from:rows:)``), so the child's queue (main, for a writer's child)
+    /// does not wait for it. The rows of a large batch's saved objects are read first, here
+    /// (``PushRows``), unless the rows a child's push brought here are current and cover them
+    /// (an editor's commit on its way from main to the writer).
     func push(_ batch: ChangeBatch, to parent: ObjectContext) throws(StrataError) {
         let brought = pushedRows.flatMap { $0.areCurrent(for: parent) && $0.cover(batch) ? $0 : nil }
         pushedRows = nil
@@ -18,7 +20,11 @@ extension ObjectContext {
             inserted: Set(batch.inserted.map(\.id)),
             updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, $0.changedValues) }),
             deleted: Set(batch.deleted.map(\.id)))
-        try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows) }
+        if parent.queue.isMain {
+            try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows) }
+        } else {
+            parent.absorbLater(batch, from: self, rows: rows)
+        }
         finishSave(forgetting: Array(pending.deleted))
         publish(changes)
     }
@@ -26,7 +32,7 @@ extension ObjectContext {
     /// Applies a child's change batch as if its changes were made here (tracked, with inverses
     /// and delete rules), then tells observers and the other children. Faults it updates fill
     /// from `rows` when they are current, the others a page at a time from the layer below.
-    func absorb(_ batch: ChangeBatch, from child: ObjectContext, rows: PushRows?) {
+    func absorb(_ batch: ChangeBatch, from child: ObjectContext?, rows: PushRows?) {
         // A child's save is not an edit made here: the parent's undo history does not record it.
         let undo = undoHistory, wasSuspended = undo?.isSuspended ?? false
         undo?.isSuspended = true
@@ -74,6 +80,21 @@ extension ObjectContext {
         }
         for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
+    }
+
+    /// Hands a child's batch to this private-queue context: it is applied on this queue before
+    /// any work queued here afterwards (a `perform`, another push, the writer's save), and
+    /// until then every child reads through this context (``pushesInFlight``), never the store
+    /// directly, so no one sees the store's older rows in between. Nothing in applying a push
+    /// can fail, so the child has nothing to wait for.
+    func absorbLater(_ batch: ChangeBatch, from child: ObjectContext, rows: PushRows?) {
+        pushesInFlight.add(1, ordering: .sequentiallyConsistent)
+        // Weakly: a child dropped meanwhile must not be freed (its objects detached) on this queue.
+        queue.async { [weak child] in
+            self.catchUpPermanentIDs()   // apply under the IDs the child may already use
+            self.absorb(batch, from: child, rows: rows)
+            self.pushesInFlight.subtract(1, ordering: .sequentiallyConsistent)
+        }
     }
 
     /// Fills the updated objects held here as faults from current rows the child read for the

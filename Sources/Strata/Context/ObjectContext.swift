@@ -66,6 +66,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// must ask its parent or can read the store directly. Bits are set on every change and
     /// cleared only when nothing is pending, so a stale bit only costs a trip to the parent.
     let pendingEntities = Atomic<UInt64>(0)
+    /// Children's pushes handed to this (private-queue) context and not yet applied on its
+    /// queue: while any is, a child reads through this context whatever the bits above say.
+    let pushesInFlight = Atomic<Int>(0)
     /// Child contexts (weakly), for auto-merging and telling them new permanent IDs.
     let children = Locked<[WeakContext]>([])
     /// Change and will-save observers.

@@ -14,9 +14,9 @@ import Foundation
 /// For example (inside the engine, in a child's save):
 /// ```swift
 /// let rows = PushRows.read(for: batch, below: parent)
-/// try parent.syncOnQueue { parent.absorb(batch, from: self, rows: rows) }
+/// parent.absorbLater(batch, from: self, rows: rows)
 /// ```
-struct PushRows {
+struct PushRows: Sendable {
     /// Fewer updates than this are left to the parent's own read (a page, under a millisecond).
     static let minimumUpdates = 100
 
