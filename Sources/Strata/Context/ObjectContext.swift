@@ -164,7 +164,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     }
 
     /// Creates a child context: its saves go into `parent` (in memory), and it sees the
-    /// parent's unsaved changes.
+    /// parent's unsaved changes. A save into a main-queue parent returns once the parent holds
+    /// the changes; into a private-queue parent it returns at once, and the parent applies them
+    /// before any work queued on it afterwards (its `perform`, its `save()`).
     ///
     /// `checksQueueAccess` decides whether touching the context or its objects off its queue
     /// traps; `nil` (the default) takes ``concurrencyDebugging`` as it is now (not the parent's
