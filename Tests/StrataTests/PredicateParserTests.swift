@@ -112,6 +112,7 @@ import Testing
         ("%K == 1", 0, [5]), ("a == %d", 5, ["x"]), ("a BETWEEN b", 10, []), ("AND a == 1", 0, []), ("a.b. == 1", 0, []),
         ("a BEGINSWITH 1", 13, []), ("1 == 2", 0, []), ("a CONTAINS b", 11, []), ("a IN $x.y", 5, []), ("a == 1 AND", 10, []), ("a == %x", 5, []),
         ("a == {1, 2", 10, []), ("a == 1", 6, [1]), ("ANY 1 == a", 4, []), ("a == %@", 5, [NSObject()]),
+        ("d < CAST(8e400, \"NSDate\")", 9, []),   // found by fuzzing: the number overflows to infinity
         ]
         for (format, position, arguments) in cases {
             do {

@@ -379,7 +379,8 @@ struct PredicateParser {
         let seconds: Double
         switch current.kind {
         case .integer(let i): seconds = Double(i)
-        case .double(let d): seconds = d
+        case .double(let d) where d.isFinite: seconds = d
+        case .double: throw Self.error("a finite number in CAST (this one overflows a Double)", at: current.position)
         default: throw Self.error("a number in CAST", at: current.position)
         }
         advance()
