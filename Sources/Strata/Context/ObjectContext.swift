@@ -516,6 +516,12 @@ extension ObjectContext {
         pendingEntities.bitwiseOr(Self.pendingBit(entity), ordering: .releasing)
     }
 
+    /// Whether this context may hold unsaved changes of the entities whose bits are in `bits`
+    /// (any of them while a child's push waits on its queue); any queue may ask.
+    func mayHavePending(_ bits: UInt64) -> Bool {
+        pushesInFlight.load(ordering: .acquiring) > 0 || pendingEntities.load(ordering: .acquiring) & bits != 0
+    }
+
     /// Clears the record once nothing is pending.
     func clearPendingIfNone() {
         if pending.isEmpty { pendingEntities.store(0, ordering: .releasing) }

@@ -58,7 +58,7 @@ struct RowSource: Sendable {
     var readsThroughParent: Bool {
         var ancestor = parent
         while let current = ancestor {
-            if current.pushesInFlight.load(ordering: .acquiring) > 0 || current.pendingEntities.load(ordering: .acquiring) != 0 { return true }
+            if current.mayHavePending(.max) { return true }
             ancestor = current.parent
         }
         return false
@@ -70,7 +70,7 @@ struct RowSource: Sendable {
         for entity in entities { bits |= ObjectContext.pendingBit(entity) }
         var ancestor = parent
         while let current = ancestor {
-            if current.pushesInFlight.load(ordering: .acquiring) > 0 || current.pendingEntities.load(ordering: .acquiring) & bits != 0 { return true }
+            if current.mayHavePending(bits) { return true }
             ancestor = current.parent
         }
         return false
