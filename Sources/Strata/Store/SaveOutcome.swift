@@ -79,6 +79,8 @@ struct SaveOutcome: Sendable {
     /// What the save changed, as other contexts and observers receive it.
     func changeSet(for batch: ChangeBatch) -> ChangeSet {
         var changes = ChangeSet()
+        changes.updated.reserveCapacity(batch.updated.count)
+        changes.versions.reserveCapacity(batch.updated.count)
         let anyVersions = !versions.isEmpty
         for (change, key) in zip(batch.inserted, insertedKeys) {
             var permanent = change.id

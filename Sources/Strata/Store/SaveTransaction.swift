@@ -37,6 +37,9 @@ struct SaveTransaction {
     final class Statements {
         var inserts: [Int: Statement] = [:]
         var updates: [UpdateShape: Statement] = [:]
+        /// The last update's shape and statement: consecutive rows of a save usually share
+        /// one, and comparing is cheaper than hashing the column list per row.
+        var lastUpdate: (shape: UpdateShape, statement: Statement)?
     }
 
     struct UpdateShape: Hashable {
@@ -199,12 +202,16 @@ struct SaveTransaction {
         let entity = change.id.entity
         let shape = UpdateShape(entity: entity.index, columns: columns)
         let statement: Statement
-        if let cached = statements.updates[shape] {
+        if let last = statements.lastUpdate, last.shape == shape {
+            statement = last.statement
+        } else if let cached = statements.updates[shape] {
             statement = cached
+            statements.lastUpdate = (shape, cached)
         } else {
             let assignments = columns.map { "\(quoted(StoreSchema.columnName(entity.columns[$0], in: entity))) = ?" } + ["_version = _version + 1"]
             statement = try db.cachedStatement(sql: "UPDATE \(quoted(entity.tableName)) SET \(assignments.joined(separator: ", ")) WHERE _id = ? AND _version = ?")
             statements.updates[shape] = statement
+            statements.lastUpdate = (shape, statement)
         }
         let handle = statement.sqliteStatement
         var position: Int32 = 1
