@@ -55,7 +55,10 @@ import Testing
         try await child.perform {
             for note in try child.fetch(FetchRequest<Note>()) { note.title += " edited" }
         }
-        let (_, sql) = try await coordinator.recordingSQL { try await child.perform { try child.save() } }
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await child.perform { try child.save() }
+            try await root.perform {}   // the push is applied on root's queue: recorded until it is
+        }
         let rowReads = sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }
         #expect(rowReads.count <= 3, "\(rowReads.count) row reads for \(count) faults")
         let titles = try await root.perform { ids.map { (root.object(with: $0) as? Note)?.title ?? "" } }
@@ -93,7 +96,10 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, root, child, ids, batch, rows) = try await pushOntoFaults(dir)
         #expect(rows?.rows.count == ids.count)
-        let (_, sql) = try await coordinator.recordingSQL { try await child.perform { try child.push(batch, to: root, rows: rows) } }
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await child.perform { try child.push(batch, to: root, rows: rows) }
+            try await root.perform {}   // the push is applied on root's queue: recorded until it is
+        }
         #expect(sql.filter { $0.hasPrefix("SELECT") }.isEmpty, "\(sql)")
         try await root.perform {
             for id in ids {
@@ -115,7 +121,10 @@ import Testing
             note.rating = 7
             try other.save()
         }
-        let (_, sql) = try await coordinator.recordingSQL { try await child.perform { try child.push(batch, to: root, rows: rows) } }
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await child.perform { try child.push(batch, to: root, rows: rows) }
+            try await root.perform {}   // the push is applied on root's queue: recorded until it is
+        }
         #expect(!sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }.isEmpty)
         try await root.perform {
             let note = try #require(root.object(with: ids[0]) as? Note)
@@ -129,7 +138,10 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, root, child, ids, batch, rows) = try await pushOntoFaults(dir)
         root.stalenessInterval = 0
-        let (_, sql) = try await coordinator.recordingSQL { try await child.perform { try child.push(batch, to: root, rows: rows) } }
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await child.perform { try child.push(batch, to: root, rows: rows) }
+            try await root.perform {}   // the push is applied on root's queue: recorded until it is
+        }
         #expect(!sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }.isEmpty)
         let titles = try await root.perform { ids.map { (root.object(with: $0) as? Note)?.title ?? "" } }
         #expect(titles.allSatisfy { $0.hasSuffix(" edited") })
@@ -165,7 +177,10 @@ import Testing
                 try other.save()
             }
         }
-        let (_, sql) = try await coordinator.recordingSQL { try await middle.perform { try middle.save() } }
+        let (_, sql) = try await coordinator.recordingSQL {
+            try await middle.perform { try middle.save() }
+            try await top.perform {}   // the push is applied on top's queue: recorded until it is
+        }
         let reads = sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }
         #expect(reads.isEmpty == !commitBetween, "\(reads.count) row reads")
         try await top.perform {
@@ -175,6 +190,32 @@ import Testing
                 #expect(note.rating == (commitBetween && id == ids[0] ? 7 : 0))
             }
         }
+    }
+
+    /// A reset drops the rows a child's push brought (they stood for changes that are gone),
+    /// and rolling back does too; the next push reads its own.
+    @Test(arguments: [false, true]) func resetAndRollbackDropTheRowsAChildsPushBrought(rollsBack: Bool) async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file("store.sqlite")))
+        let top = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await top.perform {
+            for i in 0..<150 { top.insert(Note.self).title = "n\(i)" }
+            try top.save()
+            top.reset()
+        }
+        let middle = ObjectContext(.privateQueue, parent: top)
+        let leaf = ObjectContext(.privateQueue, parent: middle)
+        try await leaf.perform {
+            for note in try leaf.fetch(FetchRequest<Note>()) { note.title += " edited" }
+            try leaf.save()
+        }
+        let kept = try await middle.perform { (middle.pushedRows?.rows.count ?? 0, middle.hasChanges) }
+        #expect(kept.0 == 150 && kept.1)
+        let left = try await middle.perform { () -> Int? in
+            if rollsBack { middle.rollback() } else { middle.reset() }
+            return middle.pushedRows?.rows.count
+        }
+        #expect(left == nil)
     }
 
     @Test func childSeesAncestorsUnsavedChanges() async throws {

@@ -192,6 +192,7 @@ extension ObjectContext {
         let droppedInserts = Array(pending.inserted)
         pending.removeAll()
         clearPendingIfNone()
+        pushedRows = nil   // as at a reset: the changes they came with are gone
         // Out of every loaded relationship too: one read since (a to-many loaded after a merge
         // dropped its edit) may list them without being an edited object.
         forget(droppedInserts)
@@ -215,6 +216,7 @@ extension ObjectContext {
         if children.withLock({ $0.allSatisfy { $0.context == nil } }) { registry.forgetTemporaryIDs() }
         pending.removeAll()
         clearPendingIfNone()
+        pushedRows = nil   // the rows a child's push brought concern changes that are gone
     }
 
     /// Re-reads `object` from the store. With `mergeChanges: false` its unsaved changes are
