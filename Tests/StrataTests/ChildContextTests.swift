@@ -169,6 +169,7 @@ import Testing
             for note in try leaf.fetch(FetchRequest<Note>()) { note.title += " edited" }
             try leaf.save()
         }
+        try await middle.perform {}   // the leaf's push applied (rows kept) before any commit below
         if commitBetween {
             let other = ObjectContext(.privateQueue, coordinator: coordinator)
             try await other.perform {
