@@ -71,7 +71,7 @@ extension ObjectContext {
             }
         }
         var changes = ChangeSet(inserted: Set(batch.inserted.map(\.id)), deleted: Set(batch.deleted.map(\.id)))
-        changes.updated.reserveCapacity(batch.updated.count)
+        if !batch.updated.isEmpty { changes.updated.reserveCapacity(batch.updated.count) }
         for change in batch.updated {
             guard let object = registry.object(named: change.id), !object.lifecycle.isFault else { continue }
             var values: [String: PropertyValue] = [:]

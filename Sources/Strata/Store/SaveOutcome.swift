@@ -79,8 +79,10 @@ struct SaveOutcome: Sendable {
     /// What the save changed, as other contexts and observers receive it.
     func changeSet(for batch: ChangeBatch) -> ChangeSet {
         var changes = ChangeSet()
-        changes.updated.reserveCapacity(batch.updated.count)
-        changes.versions.reserveCapacity(batch.updated.count)
+        if !batch.updated.isEmpty {   // (on an empty dictionary even a reserve of 0 allocates)
+            changes.updated.reserveCapacity(batch.updated.count)
+            changes.versions.reserveCapacity(batch.updated.count)
+        }
         let anyVersions = !versions.isEmpty
         for (change, key) in zip(batch.inserted, insertedKeys) {
             var permanent = change.id
