@@ -55,10 +55,7 @@ import Testing
         try await child.perform {
             for note in try child.fetch(FetchRequest<Note>()) { note.title += " edited" }
         }
-        let (_, sql) = try await coordinator.recordingSQL {
-            try await child.perform { try child.save() }
-            try await root.perform {}   // the push is applied on root's queue: recorded until it is
-        }
+        let sql = try await sqlOfPush(coordinator, into: root) { try await child.perform { try child.save() } }
         let rowReads = sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }
         #expect(rowReads.count <= 3, "\(rowReads.count) row reads for \(count) faults")
         let titles = try await root.perform { ids.map { (root.object(with: $0) as? Note)?.title ?? "" } }
@@ -68,6 +65,15 @@ import Testing
     /// Saved notes the root holds only as faults, and a child that changed every title (not yet
     /// saved): the child's change batch and the rows read for its push. The row cache holds
     /// fewer rows than the push changes, so the root's own faults would read SQLite.
+    /// The SQL run by `body` (a child's save or push) and by `parent` applying it: a push into a
+    /// private-queue parent is applied on the parent's queue after `body` returns.
+    private func sqlOfPush(_ coordinator: StoreCoordinator, into parent: ObjectContext, _ body: () async throws -> Void) async throws -> [String] {
+        try await coordinator.recordingSQL {
+            try await body()
+            try await parent.perform {}   // queued after the push, so it runs once the push is applied
+        }.1
+    }
+
     private func pushOntoFaults(_ dir: TemporaryDirectory, count: Int = 300)
         async throws -> (coordinator: StoreCoordinator, root: ObjectContext, child: ObjectContext, ids: [ObjectID], batch: ChangeBatch, rows: PushRows?) {
         var options = StoreOptions()
@@ -96,10 +102,7 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, root, child, ids, batch, rows) = try await pushOntoFaults(dir)
         #expect(rows?.rows.count == ids.count)
-        let (_, sql) = try await coordinator.recordingSQL {
-            try await child.perform { try child.push(batch, to: root, rows: rows) }
-            try await root.perform {}   // the push is applied on root's queue: recorded until it is
-        }
+        let sql = try await sqlOfPush(coordinator, into: root) { try await child.perform { try child.push(batch, to: root, rows: rows) } }
         #expect(sql.filter { $0.hasPrefix("SELECT") }.isEmpty, "\(sql)")
         try await root.perform {
             for id in ids {
@@ -121,10 +124,7 @@ import Testing
             note.rating = 7
             try other.save()
         }
-        let (_, sql) = try await coordinator.recordingSQL {
-            try await child.perform { try child.push(batch, to: root, rows: rows) }
-            try await root.perform {}   // the push is applied on root's queue: recorded until it is
-        }
+        let sql = try await sqlOfPush(coordinator, into: root) { try await child.perform { try child.push(batch, to: root, rows: rows) } }
         #expect(!sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }.isEmpty)
         try await root.perform {
             let note = try #require(root.object(with: ids[0]) as? Note)
@@ -138,10 +138,7 @@ import Testing
         let dir = TemporaryDirectory()
         let (coordinator, root, child, ids, batch, rows) = try await pushOntoFaults(dir)
         root.stalenessInterval = 0
-        let (_, sql) = try await coordinator.recordingSQL {
-            try await child.perform { try child.push(batch, to: root, rows: rows) }
-            try await root.perform {}   // the push is applied on root's queue: recorded until it is
-        }
+        let sql = try await sqlOfPush(coordinator, into: root) { try await child.perform { try child.push(batch, to: root, rows: rows) } }
         #expect(!sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }.isEmpty)
         let titles = try await root.perform { ids.map { (root.object(with: $0) as? Note)?.title ?? "" } }
         #expect(titles.allSatisfy { $0.hasSuffix(" edited") })
@@ -178,10 +175,7 @@ import Testing
                 try other.save()
             }
         }
-        let (_, sql) = try await coordinator.recordingSQL {
-            try await middle.perform { try middle.save() }
-            try await top.perform {}   // the push is applied on top's queue: recorded until it is
-        }
+        let sql = try await sqlOfPush(coordinator, into: top) { try await middle.perform { try middle.save() } }
         let reads = sql.filter { $0.hasPrefix("SELECT") && $0.contains("_id IN") }
         #expect(reads.isEmpty == !commitBetween, "\(reads.count) row reads")
         try await top.perform {
@@ -194,7 +188,7 @@ import Testing
     }
 
     /// A reset drops the rows a child's push brought (they stood for changes that are gone),
-    /// and rolling back does too; the next push reads its own.
+    /// and rolling back does too.
     @Test(arguments: [false, true]) func resetAndRollbackDropTheRowsAChildsPushBrought(rollsBack: Bool) async throws {
         let dir = TemporaryDirectory()
         let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file("store.sqlite")))

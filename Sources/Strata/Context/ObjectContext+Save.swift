@@ -192,7 +192,6 @@ extension ObjectContext {
         let droppedInserts = Array(pending.inserted)
         pending.removeAll()
         clearPendingIfNone()
-        pushedRows = nil   // as at a reset: the changes they came with are gone
         // Out of every loaded relationship too: one read since (a to-many loaded after a merge
         // dropped its edit) may list them without being an edited object.
         forget(droppedInserts)
@@ -216,7 +215,6 @@ extension ObjectContext {
         if children.withLock({ $0.allSatisfy { $0.context == nil } }) { registry.forgetTemporaryIDs() }
         pending.removeAll()
         clearPendingIfNone()
-        pushedRows = nil   // the rows a child's push brought concern changes that are gone
     }
 
     /// Re-reads `object` from the store. With `mergeChanges: false` its unsaved changes are

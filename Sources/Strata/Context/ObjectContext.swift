@@ -522,8 +522,12 @@ extension ObjectContext {
         pushesInFlight.load(ordering: .acquiring) > 0 || pendingEntities.load(ordering: .acquiring) & bits != 0
     }
 
-    /// Clears the record once nothing is pending.
+    /// Clears the record once nothing is pending (a save, a reset, a rollback, an undo back to
+    /// the saved values), and the rows a child's push brought: they were kept only to pass on
+    /// with this context's push of those changes.
     func clearPendingIfNone() {
-        if pending.isEmpty { pendingEntities.store(0, ordering: .releasing) }
+        guard pending.isEmpty else { return }
+        pendingEntities.store(0, ordering: .releasing)
+        pushedRows = nil
     }
 }
