@@ -61,12 +61,20 @@ extension FetchedResultsController {
         var updatedIDs = Set<ObjectID>()
         var boundary = WindowBoundary.unknown
         let spareIDs = spares.isEmpty ? [] : Set(spares.map(\.id))   // held like results (a few)
+        let held = members   // read in the loop without the stored property's access checks (not changed there)
+        var lastUnreadKey: String?   // the key of the last one-key update that no read key names
         for (id, values) in changes.updated where isOurs(id) {
             // No changed key (a value set back to what was saved, or to what it was): nothing
             // shown changed.
             if values.isEmpty { continue }
-            if window, members[id] == nil, spareIDs.isEmpty || !spareIDs.contains(id) {
-                if values.keys.allSatisfy({ !readKeys.contains($0) }) { continue }
+            if window, held[id] == nil, spareIDs.isEmpty || !spareIDs.contains(id) {
+                // An import's second pass changes one key of every object: it is checked once.
+                if values.count == 1, let key = values.keys.first {
+                    if key == lastUnreadKey { continue }
+                    if !readKeys.contains(key) { lastUnreadKey = key; continue }
+                } else if values.keys.allSatisfy({ !readKeys.contains($0) }) {
+                    continue
+                }
                 // Moved, but still after the window's last result (a reorder far down the list).
                 if staysBelowWindow(id, changed: values, boundary: &boundary) { continue }
             }

@@ -51,50 +51,21 @@ extension ObjectContext {
         // merging it, once when its parent, the writer, passes it down.)
         var forChildren = changes
         if !fromParent, !changes.permanentIDs.isEmpty {
-            let held = changes.permanentIDs.filter { registry[$0.key] != nil }
+            let held = registry.registeredEntries(of: changes.permanentIDs)
             if held.count != changes.permanentIDs.count { forChildren.permanentIDs = held }
         }
         if !forChildren.permanentIDs.isEmpty { applyPermanentIDs(forChildren.permanentIDs) }
         forget(changes.deleted.compactMap { registry[$0] })
-        for (id, values) in changes.updated {
-            guard let object = registry[id], !object.lifecycle.isDeleted else { continue }
-            let entity = object.entity
-            if object.lifecycle.isFault {
-                // The fault reads its row when fired; the loaded to-manys of its old and new
-                // partners follow a merged to-one now (edited ones too: their committed
-                // membership with them, so a rollback restores what the store holds).
-                for (key, value) in values {
-                    guard case .relationship(let r)? = entity.propertyIndex[key], !entity.relationships[r].isToMany else { continue }
-                    let target: ObjectID? = if case .objectID(let id) = value { id } else { nil }
-                    adoptToOne(object, at: r, target: target, previous: nil)
-                }
-                continue
+        // Whichever side is smaller is walked: a main context holding a screenful of objects
+        // while an import's updates arrive looks up its few objects, not every update.
+        if registry.count < changes.updated.count {
+            for (id, object) in registry.objects {
+                if let values = changes.updated[id] { mergeUpdate(values, into: object, id: id, versions: changes.versions) }
             }
-            for (key, value) in values {
-                switch entity.propertyIndex[key] {
-                case .attribute(let i)?:
-                    let editedHere = object.changedProperties.contains(i)
-                    if object.committedAttributes != nil { object.committedAttributes?[i] = value }
-                    if !editedHere { object.attributeValues[i] = value }
-                case .relationship(let r)?:
-                    let bit = entity.attributes.count + r
-                    let editedHere = object.changedProperties.contains(bit)
-                    let incoming: RelationValue
-                    if case .objectID(let target) = value { incoming = .toOneID(target) } else if entity.relationships[r].isToMany { incoming = .unloaded } else { incoming = .toOneID(nil) }
-                    // A kept to-many edit keeps its committed membership: the save writes the
-                    // pairs it added and removed against it (the incoming ones are stored already).
-                    if object.committedRelations[r] != nil, !entity.relationships[r].isToMany { object.committedRelations[r] = incoming }
-                    if !editedHere {
-                        let previous = loadedToOneTargets(object)[r]
-                        object.relationValues[r] = incoming
-                        // A merged to-one brings the loaded inverses of its old and new partners along.
-                        if case .toOneID(let target) = incoming { adoptToOne(object, at: r, target: target, previous: previous ?? nil) }
-                    }
-                case nil:
-                    continue
-                }
+        } else {
+            for (id, values) in changes.updated {
+                if let object = registry[id] { mergeUpdate(values, into: object, id: id, versions: changes.versions) }
             }
-            if let version = changes.versions[id] { object.rowVersion = version }
         }
         // Loaded to-manys that may have gained inserted objects read again when next touched.
         if !changes.inserted.isEmpty { invalidateToMany(towards: entityIndexes(receiving: changes.inserted)) }
@@ -111,6 +82,50 @@ extension ObjectContext {
         } else {
             publish(changes, children: forChildren)
         }
+    }
+
+    /// Applies a merged update to a registered object: a fault only follows a changed to-one
+    /// with its loaded inverses (it reads its row when fired); a filled object takes the new
+    /// values of every property it has not edited itself.
+    private func mergeUpdate(_ values: [String: PropertyValue], into object: ManagedObject, id: ObjectID, versions: [ObjectID: Int64]) {
+        guard !object.lifecycle.isDeleted else { return }
+        let entity = object.entity
+        if object.lifecycle.isFault {
+            // The fault reads its row when fired; the loaded to-manys of its old and new
+            // partners follow a merged to-one now (edited ones too: their committed
+            // membership with them, so a rollback restores what the store holds).
+            for (key, value) in values {
+                guard case .relationship(let r)? = entity.propertyIndex[key], !entity.relationships[r].isToMany else { continue }
+                let target: ObjectID? = if case .objectID(let id) = value { id } else { nil }
+                adoptToOne(object, at: r, target: target, previous: nil)
+            }
+            return
+        }
+        for (key, value) in values {
+            switch entity.propertyIndex[key] {
+            case .attribute(let i)?:
+                let editedHere = object.changedProperties.contains(i)
+                if object.committedAttributes != nil { object.committedAttributes?[i] = value }
+                if !editedHere { object.attributeValues[i] = value }
+            case .relationship(let r)?:
+                let bit = entity.attributes.count + r
+                let editedHere = object.changedProperties.contains(bit)
+                let incoming: RelationValue
+                if case .objectID(let target) = value { incoming = .toOneID(target) } else if entity.relationships[r].isToMany { incoming = .unloaded } else { incoming = .toOneID(nil) }
+                // A kept to-many edit keeps its committed membership: the save writes the
+                // pairs it added and removed against it (the incoming ones are stored already).
+                if object.committedRelations[r] != nil, !entity.relationships[r].isToMany { object.committedRelations[r] = incoming }
+                if !editedHere {
+                    let previous = loadedToOneTargets(object)[r]
+                    object.relationValues[r] = incoming
+                    // A merged to-one brings the loaded inverses of its old and new partners along.
+                    if case .toOneID(let target) = incoming { adoptToOne(object, at: r, target: target, previous: previous ?? nil) }
+                }
+            case nil:
+                continue
+            }
+        }
+        if let version = versions[id] { object.rowVersion = version }
     }
 
     /// The entities (and their superentities) that objects of `inserted` belong to: each
@@ -182,7 +197,7 @@ extension ObjectContext {
         // the main context) concern nothing here, and walking every object for them would make
         // each merge cost O(registered objects).
         if parent == nil {
-            mapping = mapping.filter { registry[$0.key] != nil }
+            mapping = registry.registeredEntries(of: mapping)
             if mapping.isEmpty { return }
         }
         // A mapping arrives by deposit and again with the change set that announced it.
@@ -197,7 +212,7 @@ extension ObjectContext {
             registry.remember(mapping)
         } else {
             foldPointers()   // logged hints naming a temporary ID are filed under it, then relinked below
-            registry.remember(mapping.filter { registry[$0.key] != nil })
+            registry.remember(registry.registeredEntries(of: mapping))
         }
         var displaced: [ObjectIdentifier: ManagedObject] = [:]   // an instance under the new ID already → the kept one
         for (temporary, permanent) in mapping {

@@ -46,6 +46,18 @@ struct ObjectRegistry {
         return Array(objects.values)
     }
 
+    /// The entries of `mapping` whose temporary ID an object is registered under, found from
+    /// whichever side is smaller (a main context holding a screenful of objects is told the new
+    /// IDs of a whole import).
+    func registeredEntries(of mapping: [ObjectID: ObjectID]) -> [ObjectID: ObjectID] {
+        guard objects.count < mapping.count else { return mapping.filter { objects[$0.key] != nil } }
+        var held: [ObjectID: ObjectID] = [:]
+        for id in objects.keys where id.isTemporary {
+            if let permanent = mapping[id] { held[id] = permanent }
+        }
+        return held
+    }
+
     /// The entries of `mapping` not remembered already.
     func unknown(_ mapping: [ObjectID: ObjectID]) -> [ObjectID: ObjectID] {
         mapping.filter { permanentIDByTemporary[$0.key] != $0.value }
