@@ -43,6 +43,79 @@ final class Received<T: Sendable>: @unchecked Sendable {  // safe: every access 
         #expect(received.all.count == 3)
     }
 
+    /// A merge walks whichever is smaller, the context's registry or the change set's updates
+    /// (a main context holding a screenful while an import's updates arrive, or the reverse):
+    /// either way the objects held take their updates and nothing else is registered.
+    @Test(arguments: [false, true]) func updatesReachTheObjectsHeldWhicheverSideIsSmaller(holdsMany: Bool) async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer) = try await makeStore(dir)
+        let ids = try await writer.perform { () throws -> [ObjectID] in
+            let notes = (0..<20).map { i in
+                let note = writer.insert(Note.self)
+                note.title = "old \(i)"
+                return note
+            }
+            for i in 0..<40 { writer.insert(Folder.self).name = "f\(i)" }
+            try writer.save()
+            return notes.map(\.objectID)
+        }
+        let main = ObjectContext(.privateQueue, coordinator: coordinator)
+        let registered = try await main.perform { () throws -> Int in
+            for id in ids.prefix(2) { _ = (try main.existingObject(with: id) as? Note)?.title }
+            if holdsMany { _ = try main.fetch(FetchRequest<Folder>()) }
+            return main.registeredObjects.count
+        }
+        #expect(registered == (holdsMany ? 42 : 2))
+        let received = Received<ChangeSet>()
+        let token = writer.observeChanges { received.append($0) }
+        try await writer.perform {
+            for id in ids.prefix(10) { (try writer.existingObject(with: id) as? Note)?.title = "new" }
+            try writer.save()
+        }
+        token.cancel()
+        let changes = try #require(received.all.first)
+        #expect(changes.updated.count == 10)
+        let (titles, count) = try await main.perform { () throws -> ([String], Int) in
+            main.merge(changes)
+            let titles = try ids.prefix(2).map { try #require(main.registeredObject(for: $0) as? Note).title }
+            return (titles, main.registeredObjects.count)
+        }
+        #expect(titles == ["new", "new"])
+        #expect(count == registered)
+    }
+
+    /// A fault a root context made from another context's temporary ID takes its permanent ID
+    /// from the saver's merged change set, found from the smaller side (here the registry: one
+    /// object against the save's five new IDs); the others concern nothing here.
+    @Test func aFaultOfAHandedTemporaryIDLearnsItsPermanentIDAmongManyNewOnes() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, importer) = try await makeStore(dir)
+        let main = ObjectContext(.privateQueue, coordinator: coordinator)
+        let temporary = importer.performAndWait { () -> ObjectID in
+            let notes = (0..<5).map { i in
+                let note = importer.insert(Note.self)
+                note.title = "n\(i)"
+                return note
+            }
+            return notes[2].objectID
+        }
+        let fault = main.performAndWait { main.object(with: temporary) }
+        let received = Received<ChangeSet>()
+        let token = importer.observeChanges { received.append($0) }
+        try await importer.perform { try importer.save() }
+        token.cancel()
+        let changes = try #require(received.all.first)
+        let permanent = try #require(changes.permanentIDs[temporary])
+        let (renamed, count) = main.performAndWait { () -> (Bool, Int) in
+            main.merge(changes)
+            return (main.registeredObject(for: permanent) === fault && fault.objectID == permanent, main.registeredObjects.count)
+        }
+        #expect(changes.permanentIDs.count == 5)
+        #expect(renamed)
+        #expect(count == 1)
+        #expect(main.performAndWait { (fault as? Note)?.title } == "n2")
+    }
+
     @Test func willSaveHookSeesOldAndNewValues() async throws {
         let dir = TemporaryDirectory()
         let (_, context) = try await makeStore(dir)
