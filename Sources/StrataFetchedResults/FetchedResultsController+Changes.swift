@@ -41,25 +41,27 @@ extension FetchedResultsController {
             }
             rekeySpares(changes.permanentIDs, touched: &touched)
         }
+        // A window whose results and spares all have permanent IDs (none can be held under an older ID)
+        // passes over the objects outside it that a change cannot bring in: ones updated only
+        // in keys the request does not read or sorting after its last result by their new
+        // values, new ones that all sort after it (an import appending to the list: one
+        // comparison), and (without an offset) deleted ones. O(1) each, nothing remembered.
+        let window = showsWindow && !members.keys.contains { $0.isTemporary } && !spares.contains { $0.id.isTemporary }
+        var boundary = WindowBoundary.unknown
+        let insertsStayOut = window && fetchRequest.textSearch == nil && !changes.inserted.isEmpty && insertsStayBelowWindow(boundary: &boundary)
         // A window that more new objects arrive in than it holds fetches itself again (reading
         // them all would cost more), so they need not be listed one by one.
         var arrivals = 0
-        if showsWindow {
+        if showsWindow, !insertsStayOut {
             for id in changes.inserted where isOurs(id) {
                 arrivals += 1
                 if arrivals > fetchRequest.fetchLimit { break }   // enough to know
             }
         }
         let refetchesWindow = showsWindow && arrivals > fetchRequest.fetchLimit
-        if !refetchesWindow { for id in changes.inserted where isOurs(id) { touched.insert(id) } }
-        // A window whose results and spares all have permanent IDs (none can be held under an older ID)
-        // passes over the objects outside it that a change cannot bring in: ones updated only
-        // in keys the request does not read or sorting after its last result by their new
-        // values, and (without an offset) deleted ones. O(1) each, nothing remembered.
-        let window = showsWindow && !members.keys.contains { $0.isTemporary } && !spares.contains { $0.id.isTemporary }
+        if !refetchesWindow, !insertsStayOut { for id in changes.inserted where isOurs(id) { touched.insert(id) } }
         let readKeys = window ? index.readKeys : []
         var updatedIDs = Set<ObjectID>()
-        var boundary = WindowBoundary.unknown
         let spareIDs = spares.isEmpty ? [] : Set(spares.map(\.id))   // held like results (a few)
         let held = members   // read in the loop without the stored property's access checks (not changed there)
         var lastUnreadKey: String?   // the key of the last one-key update that no read key names

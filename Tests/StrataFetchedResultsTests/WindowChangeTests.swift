@@ -99,13 +99,15 @@ struct WindowChangeTests {
         let directory = TemporaryDirectory()
         let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 200, limit: 20)
 
-        // Rows arriving after the window's last row: the window's IDs are fetched, the same
-        // ones come back, nothing is reported and the main context registers nothing new.
+        // Rows arriving after the window's last row: their save's values place them all after
+        // it, so the window is not fetched; nothing is reported and the main context registers
+        // nothing new.
         let registered = fixture.main.performAndWait { fixture.main.registeredObjects.count }
         var stats = try fixture.importStep { context in
             for i in 0..<10 { let row = context.insert(Row.self); row.position = Int64(5_000 + i) }
         }
-        #expect(stats.windowRefetches == 1)
+        #expect(stats.windowRefetches == 0)
+        #expect(stats.sortValueReads == 0)
         #expect(fixture.recorder.batches.isEmpty)
         #expect(fixture.main.performAndWait { fixture.main.registeredObjects.count } == registered)
         try fixture.check("arrivals after the window")
@@ -217,6 +219,47 @@ struct WindowChangeTests {
         #expect(types.filter { $0 == .insert }.count == 2)
         #expect(types.filter { $0 == .delete }.count == 2)
         try fixture.check("arrivals inside the window")
+    }
+
+    @Test func anImportAppendingToTheListIsPassedOverWithoutAFetch() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 50, limit: 10)
+        let registered = fixture.main.performAndWait { fixture.main.registeredObjects.count }
+
+        // More new rows than the window holds, all after its last row: nothing is fetched,
+        // read, registered or reported.
+        var stats = try fixture.importStep { context in
+            for i in 0..<100 { let row = context.insert(Row.self); row.position = Int64(10_000 + i) }
+        }
+        #expect(stats.windowRefetches == 0)
+        #expect(stats.sortValueReads == 0)
+        #expect(fixture.recorder.batches.isEmpty)
+        #expect(fixture.main.performAndWait { fixture.main.registeredObjects.count } == registered)
+        try fixture.check("an import after the window")
+
+        // New rows after the window but before some of its spares (the spares from there on are
+        // let go), then deletes of the window's rows: the window still equals a fresh fetch.
+        stats = try fixture.importStep { context in
+            for i in 0..<20 { let row = context.insert(Row.self); row.position = Int64(101 + i * 2) }
+        }
+        #expect(stats.windowRefetches == 0)
+        try fixture.check("an import among the spares")
+        _ = try fixture.importStep { context in
+            for row in try fixture.rows(at: [0, 10, 20, 30], in: context) { context.delete(row) }
+        }
+        try fixture.check("deletes after an import among the spares")
+
+        // One new row sorting inside among many after: the window is fetched again (an arrival
+        // from outside is), the row comes in and the last one leaves.
+        stats = try fixture.importStep { context in
+            for i in 0..<100 { let row = context.insert(Row.self); row.position = Int64(20_000 + i) }
+            context.insert(Row.self).position = 45
+        }
+        #expect(stats.windowRefetches == 1)
+        let types = fixture.recorder.batches.last?.rows.map(\.type) ?? []
+        #expect(types.filter { $0 == .insert }.count == 1)
+        #expect(types.filter { $0 == .delete }.count == 1)
+        try fixture.check("an import with one row inside the window")
     }
 
     @Test func predicateAndSortKeyChangesMoveRowsInAndOut() async throws {

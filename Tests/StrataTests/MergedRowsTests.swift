@@ -203,4 +203,51 @@ import Testing
         let stored = try await fresh.perform { () throws -> String in try #require(try fresh.existingObject(with: id) as? Note).title }
         #expect(seen.all == [stored])
     }
+
+    /// What an observer placing new objects against a window (a fetched results controller)
+    /// learns while a merge tells it: the range of a numeric key's saved values among the
+    /// inserts of an entity, later changes in the set included; nothing when a new object is
+    /// held loaded here, for a transformable key, or outside a merge.
+    @Test func aMergeTellsItsObserversTheRangeItsInsertsWereSavedWith() async throws {
+        let dir = TemporaryDirectory()
+        let (_, importer) = try await makeStore(dir)
+        let received = Received<ChangeSet>()
+        let token = importer.observeChanges { received.append($0) }
+        let ids = try await importer.perform { () throws -> [ObjectID] in
+            let notes = [7, 3, 9].map { rating in
+                let note = importer.insert(Note.self)
+                note.rating = Int16(rating)
+                return note
+            }
+            importer.insert(Folder.self).name = "not a note"
+            try importer.save()
+            notes[2].rating = 1   // the second save: an update of the third note
+            try importer.save()
+            return notes.map(\.objectID)
+        }
+        token.cancel()
+        let sets = received.all
+        #expect(sets.count == 2)
+        let combined = sets[0].merging(sets[1])
+        let note = try #require(testModel.entity(named: "Note"))
+
+        func range(_ changes: ChangeSet, _ key: String, holding held: ObjectID? = nil) -> [PropertyValue]?? {
+            let main = ObjectContext(.privateQueue, coordinator: importer.coordinator)
+            let seen = Received<[PropertyValue]?>()
+            let observation = main.observeChanges { _ in seen.append(main.mergedInsertsRange(ofKindOf: note, key: key).map { [$0.least, $0.greatest] }) }
+            defer { observation.cancel() }
+            return main.performAndWait {
+                if let held { _ = (main.object(with: held) as? Note)?.rating }   // loaded here
+                main.merge(changes)
+                return seen.all.first
+            }
+        }
+        #expect(range(sets[0], "rating") == .some([.integer(3), .integer(9)]))
+        #expect(range(combined, "rating") == .some([.integer(1), .integer(9)]))   // the update counts
+        #expect(range(sets[0], "title") == .some(nil))                           // not numeric
+        #expect(range(sets[0], "metadata") == .some(nil))                        // transformable
+        #expect(range(sets[0], "rating", holding: ids[0]) == .some(nil))         // a new object held loaded
+        let main = ObjectContext(.privateQueue, coordinator: importer.coordinator)
+        #expect(main.performAndWait { main.mergedInsertsRange(ofKindOf: note, key: "rating") } == nil)   // outside a merge
+    }
 }
