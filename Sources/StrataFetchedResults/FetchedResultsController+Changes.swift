@@ -44,11 +44,11 @@ extension FetchedResultsController {
         // A window whose results and spares all have permanent IDs (none can be held under an older ID)
         // passes over the objects outside it that a change cannot bring in: ones updated only
         // in keys the request does not read or sorting after its last result by their new
-        // values, new ones that all sort after it (an import appending to the list: one
-        // comparison), and (without an offset) deleted ones. O(1) each, nothing remembered.
+        // values, new ones that all sort after it (an import appending to the list: two
+        // comparisons), and (without an offset) deleted ones. O(1) each, nothing remembered.
         let window = showsWindow && !members.keys.contains { $0.isTemporary } && !spares.contains { $0.id.isTemporary }
         var boundary = WindowBoundary.unknown
-        let insertsStayOut = window && fetchRequest.textSearch == nil && !changes.inserted.isEmpty && insertsStayBelowWindow(boundary: &boundary)
+        let insertsStayOut = window && fetchRequest.textSearch == nil && !changes.inserted.isEmpty && insertsStayBelowWindow(changes, boundary: &boundary)
         // A window that more new objects arrive in than it holds fetches itself again (reading
         // them all would cost more), so they need not be listed one by one.
         var arrivals = 0

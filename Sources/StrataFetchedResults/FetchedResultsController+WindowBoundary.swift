@@ -55,17 +55,17 @@ extension FetchedResultsController {
         return true
     }
 
-    /// Whether every object of ours that a merged store save inserted certainly stays outside
+    /// Whether every object of ours that `changes`, a merged store save, inserted certainly stays outside
     /// a full `fetchLimit` window: both ends of their first sort key's range (from the save,
     /// see `ObjectContext.mergedInsertsRange`) sort after the window's last result's value.
     /// Then none can come in, whether it matches or not, and nothing is read or fetched (an
     /// import appending to a list). The spares from the first one that the range's first end
     /// does not sort after are let go (a new object may sort before them). False when that
     /// cannot be known: the caller then treats the new objects as ones that may come in.
-    func insertsStayBelowWindow(boundary: inout WindowBoundary) -> Bool {
+    func insertsStayBelowWindow(_ changes: ChangeSet, boundary: inout WindowBoundary) -> Bool {
         if case .unknown = boundary { boundary = windowBoundary() }
         guard case .last(let lastValues, _, let sortKeys) = boundary, let firstKey = sortKeys.first,
-              let (least, greatest) = context.mergedInsertsRange(ofKindOf: index.evaluator.entity, key: firstKey) else { return false }
+              let (least, greatest) = context.mergedInsertsRange(of: changes, kindOf: index.evaluator.entity, key: firstKey) else { return false }
         let evaluator = index.evaluator
         index.statistics.comparisons += 2
         guard evaluator.compareValue(least, lastValues[0], key: 0) > 0, evaluator.compareValue(greatest, lastValues[0], key: 0) > 0 else { return false }

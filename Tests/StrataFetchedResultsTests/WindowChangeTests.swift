@@ -262,6 +262,30 @@ struct WindowChangeTests {
         try fixture.check("an import with one row inside the window")
     }
 
+    @Test func anInsertReportedWhileAnImportMergesIsNotTakenForTheImports() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 50, limit: 10)
+        // An observer of main that, told of the import's merge, inserts a row sorting first and
+        // reports it at once (inside the merge): that report is not the import's, whose new rows
+        // all sort after the window.
+        let main = fixture.main
+        let inserted = Locked(false)
+        let token = main.observeChanges { changes in
+            guard !changes.isUnsaved, !inserted.withLock({ $0 }) else { return }
+            inserted.withLock { $0 = true }
+            main.insert(Row.self).position = -1
+            main.processPendingChanges()
+        }
+        _ = try fixture.importStep { context in
+            for i in 0..<100 { let row = context.insert(Row.self); row.position = Int64(10_000 + i) }
+        }
+        token.cancel()
+        #expect(inserted.withLock { $0 })
+        let first = fixture.main.performAndWait { fixture.controller.fetchedObjects.first?.position }
+        #expect(first == -1)
+        try fixture.check("a row inserted while the import merged")
+    }
+
     @Test func predicateAndSortKeyChangesMoveRowsInAndOut() async throws {
         let directory = TemporaryDirectory()
         let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 40, limit: 10)

@@ -234,7 +234,7 @@ import Testing
         func range(_ changes: ChangeSet, _ key: String, holding held: ObjectID? = nil) -> [PropertyValue]?? {
             let main = ObjectContext(.privateQueue, coordinator: importer.coordinator)
             let seen = Received<[PropertyValue]?>()
-            let observation = main.observeChanges { _ in seen.append(main.mergedInsertsRange(ofKindOf: note, key: key).map { [$0.least, $0.greatest] }) }
+            let observation = main.observeChanges { told in seen.append(main.mergedInsertsRange(of: told, kindOf: note, key: key).map { [$0.least, $0.greatest] }) }
             defer { observation.cancel() }
             return main.performAndWait {
                 if let held { _ = (main.object(with: held) as? Note)?.rating }   // loaded here
@@ -248,6 +248,6 @@ import Testing
         #expect(range(sets[0], "metadata") == .some(nil))                        // transformable
         #expect(range(sets[0], "rating", holding: ids[0]) == .some(nil))         // a new object held loaded
         let main = ObjectContext(.privateQueue, coordinator: importer.coordinator)
-        #expect(main.performAndWait { main.mergedInsertsRange(ofKindOf: note, key: "rating") } == nil)   // outside a merge
+        #expect(main.performAndWait { main.mergedInsertsRange(of: sets[0], kindOf: note, key: "rating") } == nil)   // outside a merge
     }
 }

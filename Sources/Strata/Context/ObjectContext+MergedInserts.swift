@@ -1,10 +1,10 @@
 import Foundation
 
 extension ObjectContext {
-    /// While this context tells its observers about a merged store save whose rows it takes
-    /// (the faults of the new objects fill from them): the least and the greatest value of
-    /// attribute `key` among the objects of `entity` (or its subentities) the change set
-    /// inserted, as the store holds them, read from the saves' inserts without reading SQLite.
+    /// While this context tells its observers about `changes`, a merged store save whose rows
+    /// it takes (the faults of the new objects fill from them): the least and the greatest value
+    /// of attribute `key` among the objects of `entity` (or its subentities) it inserted, as the
+    /// store holds them, read from the saves' inserts without reading SQLite.
     /// For numeric and date attributes only. `nil` when that cannot be told: outside such a
     /// merge, when a new object's row is not among the saves' inserts, when the context holds
     /// one of them loaded (its own view counts), when an ancestor may hold unsaved changes of
@@ -16,11 +16,14 @@ extension ObjectContext {
     ///
     /// For example (an observer inside the package):
     /// ```swift
-    /// if let (least, greatest) = context.mergedInsertsRange(ofKindOf: book, key: "position") { … }
+    /// if let (least, greatest) = context.mergedInsertsRange(of: changes, kindOf: book, key: "position") { … }
     /// ```
-    package func mergedInsertsRange(ofKindOf entity: EntityDescription, key: String) -> (least: PropertyValue, greatest: PropertyValue)? {
+    package func mergedInsertsRange(of changes: ChangeSet, kindOf entity: EntityDescription, key: String) -> (least: PropertyValue, greatest: PropertyValue)? {
         checkQueue()
-        guard let changes = mergingChanges, !source.ancestorsMayHavePending(entity) else { return nil }
+        // The set being merged (or one of its pieces: they carry its commits), not another one
+        // an observer published meanwhile (an unsaved report carries no saves' inserts).
+        guard let merging = mergingChanges, merging.commits == changes.commits, !changes.savedInserts.isEmpty,
+              !source.ancestorsMayHavePending(entity) else { return nil }
         var range = NumericRange()
         // The saves' inserts of the kind (a piece's saves hold more than the piece: a wider
         // range, so the answer stays safe).
@@ -32,7 +35,7 @@ extension ObjectContext {
             }
         }
         // Every new object of the kind has its row there, and its later changes in the set count.
-        var coverage = SavedInsertsCoverage(changes.savedInserts, lookup: mergingLookup)
+        var coverage = SavedInsertsCoverage(changes.savedInserts, lookup: changes.savedInserts.count == merging.savedInserts.count ? mergingLookup : nil)
         let updates = changes.updated.isEmpty ? nil : changes.updated
         for id in changes.inserted where id.entity.isKind(of: entity) {
             guard coverage.covers(id) else { return nil }
