@@ -15,6 +15,9 @@ final class SavedInserts: Sendable {
     struct KeyBlock: Sendable {
         let first: Int64
         let positions: [Int]
+
+        /// The keys given: `first` and one more for each following position.
+        var keys: Range<Int64> { first ..< first + Int64(positions.count) }
     }
 
     /// The batch's inserts.
@@ -49,9 +52,8 @@ final class SavedInserts: Sendable {
     /// The insert of `id` in this save, if it made one.
     func change(for id: ObjectID) -> ObjectChange? {
         guard !id.isTemporary, let block = blocks[id.entity.index] else { return nil }
-        let offset = id.key &- block.first
-        guard offset >= 0, offset < Int64(block.positions.count) else { return nil }
-        let change = changes[block.positions[Int(offset)]]
+        guard block.keys.contains(id.key) else { return nil }
+        let change = changes[block.positions[Int(id.key - block.first)]]
         return change.id.entity === id.entity ? change : nil
     }
 

@@ -20,7 +20,7 @@ struct SavedInsertsLookup {
     init(_ sets: [SavedInserts]) {
         for inserts in sets {
             for (entity, block) in inserts.blocks {
-                blocks[entity, default: []].append(Block(first: block.first, end: block.first + Int64(block.positions.count), inserts: inserts))
+                blocks[entity, default: []].append(Block(first: block.first, end: block.keys.upperBound, inserts: inserts))
             }
         }
         for entity in blocks.keys { blocks[entity]?.sort { $0.first < $1.first } }

@@ -127,8 +127,8 @@ private struct SavedInsertsCoverage {
     private let save: SavedInserts?
     private let lookup: SavedInsertsLookup?
     private var entityIndex = -1
-    /// The keys the save gave the last entity asked about: `first ..< end` (empty if none).
-    private var first: Int64 = 0, end: Int64 = 0
+    /// The keys the save gave the last entity asked about (empty if none).
+    private var keys: Range<Int64> = 0 ..< 0
 
     init(_ saves: [SavedInserts], lookup: SavedInsertsLookup?) {
         self.save = saves.count == 1 ? saves[0] : nil
@@ -142,14 +142,8 @@ private struct SavedInsertsCoverage {
         guard let save else { return false }
         if id.entity.index != entityIndex {
             entityIndex = id.entity.index
-            if let block = save.blocks[entityIndex] {
-                first = block.first
-                end = block.first + Int64(block.positions.count)
-            } else {
-                first = 0
-                end = 0
-            }
+            keys = save.blocks[entityIndex]?.keys ?? 0 ..< 0
         }
-        return id.key >= first && id.key < end
+        return keys.contains(id.key)
     }
 }

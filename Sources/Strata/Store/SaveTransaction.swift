@@ -121,7 +121,7 @@ struct SaveTransaction {
     /// (An insert whose ID was made permanent before the save is held by the saving context
     /// under the row's own ID: `isRegistered` finds it, and it is named by that ID.)
     func insert(holding row: ObjectID, _ outcome: SaveOutcome) -> ObjectID? {
-        if let block = outcome.keyBlocks[row.entity.index], row.key >= block.first, row.key - block.first < Int64(block.positions.count) {
+        if let block = outcome.keyBlocks[row.entity.index], block.keys.contains(row.key) {
             return batch.inserted[block.positions[Int(row.key - block.first)]].id   // given its key now
         }
         return outcome.adoptedRows.isEmpty ? nil : outcome.adoptedRows[row]
