@@ -77,10 +77,12 @@ extension FetchedResultsController {
     }
 
     /// The window's last result and the sort keys' attributes, or `.none` when objects outside
-    /// cannot be placed against it from their values alone.
+    /// cannot be placed against it from their values alone (among them a text search ordered
+    /// by relevance, where the sort keys only break ties).
     private func windowBoundary() -> WindowBoundary {
         let limit = fetchRequest.fetchLimit
         guard fetchRequest.fetchOffset == 0, limit > 0, !index.isSectioned, index.sections.count == 1,
+              fetchRequest.textSearch?.ordersByRelevance != true,
               let sortKeys = index.evaluator.sortAttributeNames else { return .none }
         let section = index.sections[0]
         // Only values the last result was placed with bound the window: a never-read one (a

@@ -122,4 +122,56 @@ struct FullTextDataSourceTests {
         }
         #expect(context.performAndWait { controller.fetchedObjects.map(\.title) } == ["Butter milk", "Milk"])
     }
+
+    /// A `fetchLimit` window ordered by relevance: an object outside it whose searched text
+    /// becomes more relevant than the window's last result comes in, even though its sort
+    /// keys (which only break ties) sort after that result. The window's boundary orders by
+    /// sort keys, so it must not be used to pass over updates when relevance orders first.
+    @Test(arguments: [false, true])
+    func anObjectBecomingMoreRelevantComesIntoTheWindow(fromAnotherContext: Bool) async throws {
+        let directory = TemporaryDirectory()
+        let model = try ObjectModel(Entry.self)
+        let coordinator = try await StoreCoordinator(model: model, store: .sqlite(directory.url.appendingPathComponent("store.sqlite")))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let cheese = try context.performAndWait { () throws -> ObjectID in
+            for (title, group) in [("milk bread butter eggs flour sugar salt yeast", "a"), ("cheese", "z")] {
+                let entry = context.insert(Entry.self)
+                entry.title = title
+                entry.group = group
+            }
+            try context.save()
+            return try context.fetch(FetchRequest<Entry>(predicate: ObjectPredicate.key("title") == "cheese")).first!.objectID
+        }
+        var request = FetchRequest<Entry>(sortKeys: [SortKey("group")])
+        request.textSearch = .words("milk")   // ordered by relevance first
+        request.fetchLimit = 1
+        let controller = try context.performAndWait {
+            let controller = try FetchedResultsController(fetchRequest: request, context: context)
+            try controller.performFetch()
+            return controller
+        }
+        #expect(context.performAndWait { controller.fetchedObjects.map(\.group) } == ["a"])
+        if fromAnotherContext {
+            let other = ObjectContext(.privateQueue, coordinator: coordinator)
+            let collector = ChangeCollector()
+            let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
+            defer { token.cancel() }
+            try other.performAndWait {
+                (other.object(with: cheese) as? Entry)?.title = "milk milk"
+                try other.save()
+            }
+            let changes = collector.take()
+            #expect(!changes.isEmpty)
+            context.performAndWait { for set in changes { context.merge(set) } }
+        } else {
+            try context.performAndWait {
+                (context.object(with: cheese) as? Entry)?.title = "milk milk"
+                try context.save()
+            }
+        }
+        // What a fetch now returns, and what the controller shows.
+        let fetched = try context.performAndWait { try context.fetch(request).map(\.group) }
+        #expect(fetched == ["z"])
+        #expect(context.performAndWait { controller.fetchedObjects.map(\.group) } == fetched)
+    }
 }
