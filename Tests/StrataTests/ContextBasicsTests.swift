@@ -87,6 +87,35 @@ import Testing
         }
     }
 
+    /// A `PropertyValue` handed to `setValue(_:forKey:)` must be of the attribute's kind, as
+    /// any other value is: a text in an integer attribute would otherwise reach SQLite (which
+    /// stores it as given) and come back as a value that does not decode.
+    @Test func aPropertyValueOfTheWrongKindIsRefused() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await makeStore(dir)
+        try await context.perform {
+            let note = context.insert(Note.self)
+            note.title = "Kept"
+            #expect(throws: StrataError.self) { try note.setValue(PropertyValue.string("x"), forKey: "rating") }
+            #expect(throws: StrataError.self) { try note.setValue(PropertyValue.integer(1), forKey: "title") }
+            #expect(throws: StrataError.self) { try note.setValue(PropertyValue.string("{}"), forKey: "metadata") }
+            #expect(throws: StrataError.self) { try note.setValue(PropertyValue.double(1), forKey: "created") }
+            #expect(note.title == "Kept" && note.rating == 0)
+            #expect(PropertyValue.integer(3).fitting(.double) == .double(3))
+            #expect(PropertyValue.integer(3).fitting(.decimal) == .decimal(3))
+            #expect(PropertyValue.bool(true).fitting(.int64) == nil)
+            try note.setValue(PropertyValue.integer(7), forKey: "rating")
+            try note.setValue(PropertyValue.null, forKey: "subtitle")
+            try note.setValue(PropertyValue.string("Set"), forKey: "subtitle")
+            #expect(note.rating == 7 && note.subtitle == "Set")
+            // nil in a required attribute is refused at save, as Core Data validates.
+            try note.setValue(PropertyValue.null, forKey: "title")
+            #expect(throws: StrataError.self) { try context.save() }
+            try note.setValue(PropertyValue.string("Kept"), forKey: "title")
+            try context.save()
+        }
+    }
+
     @Test func changedAndCommittedValues() async throws {
         let dir = TemporaryDirectory()
         let (_, context) = try await makeStore(dir)

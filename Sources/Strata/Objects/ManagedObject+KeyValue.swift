@@ -83,8 +83,11 @@ extension ManagedObject {
     /// any integer attribute, `Date` to `.date`, a `Codable` value through a transformable's
     /// transformer, objects and collections of objects to relationships).
     ///
-    /// - Throws: `.invalidRequest` for an unknown key, a value of the wrong type, or a derived
-    ///   attribute (see ``Derived``), which only the store sets.
+    /// A ``PropertyValue`` is taken as it is when it is of the attribute's type (see
+    /// ``PropertyValue/fitting(_:)``).
+    ///
+    /// - Throws: `.invalidRequest` for an unknown key, a value of the wrong type (a Swift value
+    ///   or a ``PropertyValue``), or a derived attribute (see ``Derived``), which only the store sets.
     ///
     /// For example:
     /// ```swift
@@ -100,7 +103,12 @@ extension ManagedObject {
                                   entity: entity.name, key: key, objectID: objectID)
             }
             if let stored = value as? PropertyValue {
-                setAttributeValue(stored, at: i)
+                let attribute = entity.attributes[i]
+                guard let fitting = stored.fitting(attribute.type) else {
+                    throw StrataError(.invalidRequest, "\(stored) is not a value for \(entity.name).\(key) (\(attribute.type.rawValue)).",
+                                      entity: entity.name, key: key, objectID: objectID)
+                }
+                setAttributeValue(fitting, at: i)
             } else {
                 setAttributeValue(try Self.propertyValue(value, for: entity.attributes[i], entity: entity), at: i)
             }
