@@ -102,24 +102,7 @@ struct FullTextDataSourceTests {
             return controller
         }
         #expect(context.performAndWait { controller.fetchedObjects.map(\.title) } == ["Milk"])
-        if fromAnotherContext {
-            let other = ObjectContext(.privateQueue, coordinator: coordinator)
-            let collector = ChangeCollector()
-            let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
-            defer { token.cancel() }
-            try other.performAndWait {
-                (other.object(with: butter) as? Entry)?.title = "Butter milk"
-                try other.save()
-            }
-            let changes = collector.take()
-            #expect(!changes.isEmpty)
-            context.performAndWait { for set in changes { context.merge(set) } }
-        } else {
-            try context.performAndWait {
-                (context.object(with: butter) as? Entry)?.title = "Butter milk"
-                try context.save()
-            }
-        }
+        try retitle(butter, to: "Butter milk", in: context, fromAnotherContext: fromAnotherContext)
         #expect(context.performAndWait { controller.fetchedObjects.map(\.title) } == ["Butter milk", "Milk"])
     }
 
@@ -151,27 +134,33 @@ struct FullTextDataSourceTests {
             return controller
         }
         #expect(context.performAndWait { controller.fetchedObjects.map(\.group) } == ["a"])
-        if fromAnotherContext {
-            let other = ObjectContext(.privateQueue, coordinator: coordinator)
-            let collector = ChangeCollector()
-            let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
-            defer { token.cancel() }
-            try other.performAndWait {
-                (other.object(with: cheese) as? Entry)?.title = "milk milk"
-                try other.save()
-            }
-            let changes = collector.take()
-            #expect(!changes.isEmpty)
-            context.performAndWait { for set in changes { context.merge(set) } }
-        } else {
-            try context.performAndWait {
-                (context.object(with: cheese) as? Entry)?.title = "milk milk"
-                try context.save()
-            }
-        }
+        try retitle(cheese, to: "milk milk", in: context, fromAnotherContext: fromAnotherContext)
         // What a fetch now returns, and what the controller shows.
         let fetched = try context.performAndWait { try context.fetch(request).map(\.group) }
         #expect(fetched == ["z"])
         #expect(context.performAndWait { controller.fetchedObjects.map(\.group) } == fetched)
+    }
+
+    /// Sets the title of entry `id` and saves it: in `context`, or in another context of its
+    /// coordinator whose change sets `context` then merges.
+    private func retitle(_ id: ObjectID, to title: String, in context: ObjectContext, fromAnotherContext: Bool) throws {
+        guard fromAnotherContext else {
+            try context.performAndWait {
+                (context.object(with: id) as? Entry)?.title = title
+                try context.save()
+            }
+            return
+        }
+        let other = ObjectContext(.privateQueue, coordinator: context.coordinator)
+        let collector = ChangeCollector()
+        let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
+        defer { token.cancel() }
+        try other.performAndWait {
+            (other.object(with: id) as? Entry)?.title = title
+            try other.save()
+        }
+        let changes = collector.take()
+        #expect(!changes.isEmpty)
+        context.performAndWait { for set in changes { context.merge(set) } }
     }
 }
