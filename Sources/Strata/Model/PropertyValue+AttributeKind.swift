@@ -5,7 +5,7 @@ extension PropertyValue {
     /// type. `.null` fits every type (whether the attribute is optional is checked at save, as
     /// Core Data validates). The widenings `setValue(_:forKey:)` allows for Swift values apply
     /// here too: an integer fits a double or a decimal attribute. An integer's range is checked
-    /// at save (``storageProblem(for:)``).
+    /// at save (an `int16` or `int32` out of range is `.unencodableValue` then).
     ///
     /// For example:
     /// ```swift
