@@ -103,9 +103,9 @@ extension ManagedObject {
                                   entity: entity.name, key: key, objectID: objectID)
             }
             if let stored = value as? PropertyValue {
-                let attribute = entity.attributes[i]
-                guard let fitting = stored.fitting(attribute.type) else {
-                    throw StrataError(.invalidRequest, "\(stored) is not a value for \(entity.name).\(key) (\(attribute.type.rawValue)).",
+                let type = entity.attributeTypes[i]   // the per-slot table: no description copied (sync's merge sets every value here)
+                guard let fitting = stored.fitting(type) else {
+                    throw StrataError(.invalidRequest, "\(stored) is not a value for \(entity.name).\(key) (\(type.rawValue)).",
                                       entity: entity.name, key: key, objectID: objectID)
                 }
                 setAttributeValue(fitting, at: i)
