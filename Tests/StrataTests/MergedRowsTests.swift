@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import Strata
 
@@ -66,6 +67,57 @@ import Testing
         // After the merge, faults read the store again.
         let folderName = try await main.perform { (main.object(with: folderID) as? Folder)?.name }
         #expect(folderName == "changed behind")
+    }
+
+    /// Another process's commit noticed by this process's next write (its `BEGIN` sees the file
+    /// changed while no coordinator of this process committed) stops merges from filling
+    /// faults from change sets saved before it: the rows they carry may be what that process
+    /// rewrote. A plain SQLite connection on the file stands for the other process.
+    @Test func anotherProcessesCommitNoticedAtAWriteStopsTheFill() async throws {
+        let dir = TemporaryDirectory()
+        let (_, importer) = try await makeStore(dir)
+        let (noteID, _, changes) = try await Self.saveNote(in: importer)
+        let otherProcess = try DatabaseQueue(path: dir.file().path)
+        try await otherProcess.write { db in try db.execute(sql: "UPDATE Note SET title = 'rewritten elsewhere'") }
+        try otherProcess.close()
+        try await importer.perform {   // the next write notices the commit
+            importer.insert(Folder.self).name = "Later"
+            try importer.save()
+        }
+
+        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let main = ObjectContext(.privateQueue, coordinator: ui)
+        let seen = Received<String>()
+        let token = main.observeChanges { _ in seen.append((main.object(with: noteID) as? Note)?.title ?? "") }
+        try await main.perform { main.merge(changes) }
+        token.cancel()
+        #expect(seen.all == ["rewritten elsewhere"])
+    }
+
+    /// A write after another coordinator of this process committed to the file sees the file
+    /// changed too, but that commit explains it: merges still fill from the saved inserts.
+    @Test func anotherCoordinatorsCommitInThisProcessKeepsTheFill() async throws {
+        let dir = TemporaryDirectory()
+        let (_, importer) = try await makeStore(dir)
+        let (noteID, _, changes) = try await Self.saveNote(in: importer)
+        let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let other = ObjectContext(.privateQueue, coordinator: ui)
+        try await other.perform {
+            other.insert(Folder.self).name = "Elsewhere in this process"
+            try other.save()
+        }
+        try await importer.perform {
+            importer.insert(Folder.self).name = "Later"
+            try importer.save()
+        }
+
+        let main = ObjectContext(.privateQueue, coordinator: ui)
+        #expect(try await main.perform { main.mayFillFromSavedInserts(of: changes) })
+        let seen = Received<String>()
+        let token = main.observeChanges { _ in seen.append((main.object(with: noteID) as? Note)?.title ?? "") }
+        try await main.perform { main.merge(changes) }
+        token.cancel()
+        #expect(seen.all == ["saved"])
     }
 
     @Test func aChildWhoseParentHoldsEditsOfTheEntityReadsThroughTheParent() async throws {

@@ -100,7 +100,13 @@ public final class StoreCoordinator: Sendable {
     /// Returns the commit's number in ``StoreFileCommits/sequence``.
     private func inImmediateTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> (T, UInt64) {
         try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-        if keys.begin(db) { rowCache.removeAll() }   // another process wrote since this coordinator's last commit
+        switch keys.begin(db, lastCommitOfProcess: fileCommits.sequence.load(ordering: .acquiring)) {
+        case .nobody: break
+        case .somebody: rowCache.removeAll()
+        case .anotherProcess:   // as `hasExternalChanges()` and the row cache's reads count it
+            rowCache.removeAll()
+            fileCommits.externalChanges.add(1, ordering: .relaxed)
+        }
         let result: T
         let number: UInt64
         do {
@@ -112,7 +118,7 @@ public final class StoreCoordinator: Sendable {
             if db.isInsideTransaction { try? db.rollback() }   // (SQLite may have rolled back already); the body's error is the one to report
             throw error
         }
-        keys.didCommit(db)
+        keys.didCommit(db, number: number)
         return (result, number)
     }
 

@@ -19,6 +19,9 @@ final class StoreKeys: Sendable {
     private struct State {
         /// The data version after this coordinator's last commit, when the counters are known.
         var version: UInt32?
+        /// That commit's number among this process's commits to the file
+        /// (``StoreFileCommits/sequence``).
+        var commit: UInt64 = 0
         /// The stored counters known, by entity index.
         var counters: [Int: Int64] = [:]
         /// Counters written by the transaction under way (kept only if it commits).
@@ -27,29 +30,43 @@ final class StoreKeys: Sendable {
 
     private let state = Locked(State())
 
-    /// Called after `BEGIN`: whether the counters known still hold (nobody wrote since).
-    /// Returns `true` when another connection or process may have written since this
-    /// coordinator's last commit (or that cannot be told: before its first commit).
-    @discardableResult
-    func begin(_ db: Database) -> Bool {
+    /// Who may have written to the file since this coordinator's last commit, as `begin` finds.
+    enum WritersSince {
+        /// Nobody: the counters known still hold.
+        case nobody
+        /// Somebody, perhaps another coordinator of this process (or it cannot be told: before
+        /// this coordinator's first commit, or after a rollback).
+        case somebody
+        /// Another process (or a connection outside Strata): the file changed while no
+        /// coordinator of this process committed to it.
+        case anotherProcess
+    }
+
+    /// Called after `BEGIN`, holding the write lock, with the number of this process's last
+    /// commit to the file (``StoreFileCommits/sequence``): whether the counters known still
+    /// hold, and who wrote if they do not.
+    func begin(_ db: Database, lastCommitOfProcess: UInt64) -> WritersSince {
         let version = Self.dataVersion(db)
         return state.withLock { state in
             state.staged = [:]
-            guard version == nil || state.version != version else { return false }
+            guard version == nil || state.version != version else { return .nobody }
+            let known = state.version != nil && version != nil
             state.counters = [:]
-            return true
+            return known && state.commit == lastCommitOfProcess ? .anotherProcess : .somebody
         }
     }
 
-    /// Called after `COMMIT`: the counters written are the stored ones at the new version.
+    /// Called after `COMMIT` of the commit numbered `number`: the counters written are the
+    /// stored ones at the new version.
     /// Every write of the coordinator passes here, so its own saves of updates or deletes
     /// keep the counters known.
-    func didCommit(_ db: Database) {
+    func didCommit(_ db: Database, number: UInt64) {
         let version = Self.dataVersion(db)
         state.withLock { state in
             state.counters.merge(state.staged) { _, new in new }
             state.staged = [:]
             state.version = version
+            state.commit = number
         }
     }
 
