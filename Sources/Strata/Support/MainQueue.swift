@@ -20,5 +20,8 @@ enum MainQueue {
     }()
 
     /// Whether the calling code runs on the main queue.
-    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) === token }
+    static var isCurrent: Bool {
+        let token = Self.token   // first: its first use marks the main queue, which is then asked
+        return DispatchQueue.getSpecific(key: key) === token
+    }
 }
