@@ -62,6 +62,9 @@ public struct ObjectChange: Sendable {
     /// The changed keys with their new values, as a ``ChangeSet`` reports an update.
     var changedValues: [String: PropertyValue] {
         let entity = id.entity
+        if relations.isEmpty, let i = changedAttributes.onlyMember, i < values.count {
+            return [entity.attributes[i].name: values[i]]   // one key (most edits): made at its size, not grown from empty
+        }
         var result: [String: PropertyValue] = [:]
         for i in values.indices where changedAttributes.contains(i) { result[entity.attributes[i].name] = values[i] }
         for relation in relations { result[entity.relationships[relation.slot].name] = relation.value }

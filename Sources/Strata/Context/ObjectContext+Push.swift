@@ -27,6 +27,8 @@ extension ObjectContext {
         }
         finishSave(forgetting: Array(pending.deleted))
         publish(changes)
+        let count = batch.inserted.count + batch.updated.count + batch.deleted.count
+        LargeValueRelease.release(consume changes, changes: count)
     }
 
     /// Applies a child's change batch as if its changes were made here (tracked, with inverses

@@ -43,6 +43,8 @@ extension ObjectContext {
             didSave(batch, outcome)
             publish(changes)
             coordinator.publishSave(changes, from: saveSubscriber)
+            let count = batch.inserted.count + batch.updated.count + batch.deleted.count
+            LargeValueRelease.release((consume batch, consume changes), changes: count)
         }
     }
 

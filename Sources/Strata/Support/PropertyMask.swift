@@ -36,6 +36,12 @@ struct PropertyMask: Sendable, Equatable {
 
     var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
 
+    /// The position, when the set holds exactly one among the first 64 (else `nil`).
+    var onlyMember: Int? {
+        guard low.nonzeroBitCount == 1, high.allSatisfy({ $0 == 0 }) else { return nil }
+        return low.trailingZeroBitCount
+    }
+
     mutating func removeAll() {
         low = 0
         if !high.isEmpty { high.removeAll(keepingCapacity: true) }
