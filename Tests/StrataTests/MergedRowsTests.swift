@@ -29,6 +29,23 @@ import Testing
         return (note, folder, changes)
     }
 
+    /// The note's title as `context`'s observers see it while `context` merges `changes`.
+    private static func titlesSeen(merging changes: ChangeSet, note: ObjectID, in context: ObjectContext) async throws -> [String] {
+        let seen = Received<String>()
+        let token = context.observeChanges { _ in seen.append((context.object(with: note) as? Note)?.title ?? "") }
+        defer { token.cancel() }
+        try await context.perform { context.merge(changes) }
+        return seen.all
+    }
+
+    /// Saves a new folder through `context`: a write of its coordinator.
+    private static func saveFolder(_ name: String, in context: ObjectContext) async throws {
+        try await context.perform {
+            context.insert(Folder.self).name = name
+            try context.save()
+        }
+    }
+
     @Test func aMergedInsertFillsFromTheSavedRowAsTheStoreHoldsIt() async throws {
         let dir = TemporaryDirectory()
         let (writer, importer) = try await makeStore(dir)
@@ -80,18 +97,11 @@ import Testing
         let otherProcess = try DatabaseQueue(path: dir.file().path)
         try await otherProcess.write { db in try db.execute(sql: "UPDATE Note SET title = 'rewritten elsewhere'") }
         try otherProcess.close()
-        try await importer.perform {   // the next write notices the commit
-            importer.insert(Folder.self).name = "Later"
-            try importer.save()
-        }
+        try await Self.saveFolder("Later", in: importer)   // the next write notices the commit
 
         let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
         let main = ObjectContext(.privateQueue, coordinator: ui)
-        let seen = Received<String>()
-        let token = main.observeChanges { _ in seen.append((main.object(with: noteID) as? Note)?.title ?? "") }
-        try await main.perform { main.merge(changes) }
-        token.cancel()
-        #expect(seen.all == ["rewritten elsewhere"])
+        #expect(try await Self.titlesSeen(merging: changes, note: noteID, in: main) == ["rewritten elsewhere"])
     }
 
     /// A write after another coordinator of this process committed to the file sees the file
@@ -101,23 +111,12 @@ import Testing
         let (_, importer) = try await makeStore(dir)
         let (noteID, _, changes) = try await Self.saveNote(in: importer)
         let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
-        let other = ObjectContext(.privateQueue, coordinator: ui)
-        try await other.perform {
-            other.insert(Folder.self).name = "Elsewhere in this process"
-            try other.save()
-        }
-        try await importer.perform {
-            importer.insert(Folder.self).name = "Later"
-            try importer.save()
-        }
+        try await Self.saveFolder("Elsewhere in this process", in: ObjectContext(.privateQueue, coordinator: ui))
+        try await Self.saveFolder("Later", in: importer)
 
         let main = ObjectContext(.privateQueue, coordinator: ui)
         #expect(try await main.perform { main.mayFillFromSavedInserts(of: changes) })
-        let seen = Received<String>()
-        let token = main.observeChanges { _ in seen.append((main.object(with: noteID) as? Note)?.title ?? "") }
-        try await main.perform { main.merge(changes) }
-        token.cancel()
-        #expect(seen.all == ["saved"])
+        #expect(try await Self.titlesSeen(merging: changes, note: noteID, in: main) == ["saved"])
     }
 
     @Test func aChildWhoseParentHoldsEditsOfTheEntityReadsThroughTheParent() async throws {
@@ -130,11 +129,7 @@ import Testing
         let parent = ObjectContext(.privateQueue, coordinator: ui)
         try await parent.perform { _ = parent.insert(Note.self) }   // an unsaved note: the parent's view of notes may differ from the store's
         let child = ObjectContext(.privateQueue, parent: parent)
-        let seen = Received<String>()
-        let token = child.observeChanges { _ in seen.append((child.object(with: noteID) as? Note)?.title ?? "") }
-        try await child.perform { child.merge(changes) }
-        token.cancel()
-        #expect(seen.all == ["changed behind"])   // the parent's answer, which is the store's
+        #expect(try await Self.titlesSeen(merging: changes, note: noteID, in: child) == ["changed behind"])   // the parent's answer, which is the store's
     }
 
     @Test func coalescedChangeSetsCarryTheRowWithItsLaterChanges() async throws {
@@ -247,13 +242,10 @@ import Testing
 
         let ui = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
         let main = ObjectContext(.privateQueue, coordinator: ui)
-        let seen = Received<String>()
-        let observer = main.observeChanges { _ in seen.append((main.object(with: id) as? Note)?.title ?? "") }
-        try await main.perform { main.merge(changes) }
-        observer.cancel()
+        let seen = try await Self.titlesSeen(merging: changes, note: id, in: main)
         let fresh = ObjectContext(.privateQueue, coordinator: ui)
         let stored = try await fresh.perform { () throws -> String in try #require(try fresh.existingObject(with: id) as? Note).title }
-        #expect(seen.all == [stored])
+        #expect(seen == [stored])
     }
 
     /// What an observer placing new objects against a window (a fetched results controller)
