@@ -35,6 +35,37 @@ import Testing
         #expect(try await coordinator.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM Note") } == 1)
     }
 
+    /// The parent tells its observers what a child's push changed there, with the values it
+    /// now holds: an attribute-only update by the child's changed keys, a relationship change
+    /// with the parent's objects.
+    @Test func theParentsObserversHearThePushedValues() async throws {
+        let dir = TemporaryDirectory()
+        let (_, root) = try await makeStore(dir)
+        let (noteID, otherID, folderID) = try await root.perform { () throws -> (ObjectID, ObjectID, ObjectID) in
+            let note = root.insert(Note.self), other = root.insert(Note.self), folder = root.insert(Folder.self)
+            note.title = "saved"
+            other.title = "other"
+            folder.name = "Inbox"
+            try root.save()
+            return (note.objectID, other.objectID, folder.objectID)
+        }
+        let received = Received<ChangeSet>()
+        let token = root.observeChanges { received.append($0) }
+        defer { token.cancel() }
+        let child = ObjectContext(.privateQueue, parent: root)
+        try await child.perform {
+            try #require(try child.existingObject(with: noteID) as? Note).title = "pushed"
+            let other = try #require(try child.existingObject(with: otherID) as? Note)
+            other.rating = 3
+            other.folder = try #require(try child.existingObject(with: folderID) as? Folder)
+            try child.save()
+        }
+        try await root.perform {}   // the push is applied on the parent's queue
+        let changes = try #require(received.all.first)
+        #expect(changes.updated[noteID] == ["title": .string("pushed")])
+        #expect(changes.updated[otherID] == ["rating": .integer(3), "folder": .objectID(folderID)])
+    }
+
     /// A push that changes saved rows the parent holds only as faults reads them a page at a
     /// time: one read per row would be 1 200 read transactions on the parent's (often the
     /// main) queue.

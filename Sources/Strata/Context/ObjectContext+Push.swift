@@ -76,6 +76,10 @@ extension ObjectContext {
         if !batch.updated.isEmpty { changes.updated.reserveCapacity(batch.updated.count) }
         for change in batch.updated {
             guard let object = registry.object(named: change.id), !object.lifecycle.isFault else { continue }
+            if change.relations.isEmpty {   // the values just set here
+                changes.updated[object.objectID] = change.changedValues
+                continue
+            }
             var values: [String: PropertyValue] = [:]
             for slot in change.values.indices where change.changesAttribute(at: slot) { values[object.entity.attributes[slot].name] = object.attributeValues[slot] }
             for relation in change.relations { values[object.entity.relationships[relation.slot].name] = object.relationValues[relation.slot].propertyValue }
@@ -83,6 +87,8 @@ extension ObjectContext {
         }
         for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
+        let count = batch.inserted.count + batch.updated.count + batch.deleted.count
+        LargeValueRelease.release(consume changes, changes: count)
     }
 
     /// Hands a child's batch to this private-queue context: it is applied on this queue before
