@@ -30,4 +30,7 @@ public struct ChangeBatch: Sendable {
 
     /// Whether the batch changes nothing.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// How many objects the batch inserts, updates and deletes.
+    var changeCount: Int { inserted.count + updated.count + deleted.count }
 }

@@ -27,8 +27,7 @@ extension ObjectContext {
         }
         finishSave(forgetting: Array(pending.deleted))
         publish(changes)
-        let count = batch.inserted.count + batch.updated.count + batch.deleted.count
-        LargeValueRelease.release(consume changes, changes: count)
+        LargeValueRelease.release(consume changes, changes: batch.changeCount)
     }
 
     /// Applies a child's change batch as if its changes were made here (tracked, with inverses
@@ -87,8 +86,7 @@ extension ObjectContext {
         }
         for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
-        let count = batch.inserted.count + batch.updated.count + batch.deleted.count
-        LargeValueRelease.release(consume changes, changes: count)
+        LargeValueRelease.release(consume changes, changes: batch.changeCount)
     }
 
     /// Hands a child's batch to this private-queue context: it is applied on this queue before

@@ -43,7 +43,7 @@ extension ObjectContext {
             didSave(batch, outcome)
             publish(changes)
             coordinator.publishSave(changes, from: saveSubscriber)
-            let count = batch.inserted.count + batch.updated.count + batch.deleted.count
+            let count = batch.changeCount   // (read before the batch is consumed)
             LargeValueRelease.release((consume batch, consume changes), changes: count)
         }
     }
