@@ -11,8 +11,8 @@ import Dispatch
 ///
 /// For example (inside the engine, at the end of a save):
 /// ```swift
-/// let count = batch.updated.count
-/// LargeValueRelease.release(consume batch, changes: count)
+/// let count = batch.changeCount
+/// LargeValueRelease.release((consume batch, consume changes), changes: count)
 /// ```
 enum LargeValueRelease {
     /// The number of changes from which a main-queue save's values are freed elsewhere.
