@@ -11,32 +11,54 @@
 /// }
 /// ```
 public struct ObjectChange: Sendable {
+    // The fields live in one immutable box: a change is copied on its way through a save (the
+    // store's passes over the batch, the outcome, the change set, a parent's push), and a copy
+    // of the box is one retain where a copy of the fields was six (about 200 instructions).
+    private let fields: Fields
+
     /// The object: temporary for an insert unless it was given a permanent ID early.
-    public let id: ObjectID
+    public var id: ObjectID { fields.id }
     /// The row version the change was made against (optimistic locking); 0 for an insert.
-    public let version: Int64
+    public var version: Int64 { fields.version }
     /// Every attribute's value after the change, in entity order.
-    public let values: [PropertyValue]
+    public var values: [PropertyValue] { fields.values }
     /// Every attribute's value as last saved or fetched; `nil` for an insert.
-    public let originalValues: [PropertyValue]?
+    public var originalValues: [PropertyValue]? { fields.originalValues }
     /// Which attributes the change writes (all of them for an insert).
-    let changedAttributes: PropertyMask
+    var changedAttributes: PropertyMask { fields.changedAttributes }
     /// The relationships the change writes, in entity order.
-    public let relations: [RelationChange]
+    public var relations: [RelationChange] { fields.relations }
     /// For an update: every loaded to-one's target by relationship slot (`nil` where unknown),
     /// changed or not, for a policy that writes the whole object. Empty for an insert, whose
     /// ``relations`` list every relationship.
-    let storedToOnes: [ObjectID??]
+    var storedToOnes: [ObjectID??] { fields.storedToOnes }
 
     init(id: ObjectID, version: Int64, values: [PropertyValue], originalValues: [PropertyValue]?,
          changedAttributes: PropertyMask, relations: [RelationChange], storedToOnes: [ObjectID??]) {
-        self.id = id
-        self.version = version
-        self.values = values
-        self.originalValues = originalValues
-        self.changedAttributes = changedAttributes
-        self.relations = relations
-        self.storedToOnes = storedToOnes
+        fields = Fields(id: id, version: version, values: values, originalValues: originalValues,
+                        changedAttributes: changedAttributes, relations: relations, storedToOnes: storedToOnes)
+    }
+
+    /// The stored fields of an ``ObjectChange`` (see its `fields`).
+    private final class Fields: Sendable {
+        let id: ObjectID
+        let version: Int64
+        let values: [PropertyValue]
+        let originalValues: [PropertyValue]?
+        let changedAttributes: PropertyMask
+        let relations: [RelationChange]
+        let storedToOnes: [ObjectID??]
+
+        init(id: ObjectID, version: Int64, values: [PropertyValue], originalValues: [PropertyValue]?,
+             changedAttributes: PropertyMask, relations: [RelationChange], storedToOnes: [ObjectID??]) {
+            self.id = id
+            self.version = version
+            self.values = values
+            self.originalValues = originalValues
+            self.changedAttributes = changedAttributes
+            self.relations = relations
+            self.storedToOnes = storedToOnes
+        }
     }
 
     /// Whether this is an insert.

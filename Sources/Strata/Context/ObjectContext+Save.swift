@@ -18,13 +18,7 @@ extension ObjectContext {
         catchUpPermanentIDs()
         processPendingChangesIfTracked()
         guard hasChanges else { return }
-        var announced = Set<ObjectIdentifier>()
-        while true {
-            let pending = pending.all
-            let fresh = pending.filter { announced.insert(ObjectIdentifier($0)).inserted }
-            if fresh.isEmpty { break }
-            for object in fresh { object.willSave() }
-        }
+        announceWillSave()
         try validatePendingChanges()
         let batch = changeBatch()
         observers.publishWillSave(batch)
@@ -45,6 +39,27 @@ extension ObjectContext {
             coordinator.publishSave(changes, from: saveSubscriber)
             let count = batch.changeCount   // (read before the batch is consumed)
             LargeValueRelease.release((consume batch, consume changes), changes: count)
+        }
+    }
+
+    /// Calls `willSave()` on every pending object, then on each object those calls made
+    /// pending, until a round makes none.
+    ///
+    /// The first round walks the pending sets as they are; only when `willSave()` changed them
+    /// does it remember whom it told (a set of every pending object cost about 800
+    /// instructions an object, more than the save's validation of it).
+    private func announceWillSave() {
+        let told = pending
+        for object in told.inserted { object.willSave() }
+        for object in told.updated { object.willSave() }
+        for object in told.deleted { object.willSave() }
+        // Unchanged sets still share their storage with `told`: each comparison is one check.
+        guard pending.inserted != told.inserted || pending.updated != told.updated || pending.deleted != told.deleted else { return }
+        var announced = Set(told.all.map(ObjectIdentifier.init))
+        while true {
+            let fresh = pending.all.filter { announced.insert(ObjectIdentifier($0)).inserted }
+            if fresh.isEmpty { break }
+            for object in fresh { object.willSave() }
         }
     }
 
