@@ -15,6 +15,8 @@
 //                                                 reached, and with STRATA_KILL_AT_MIGRATION_STEP=<name> it kills itself
 //                                                 (SIGKILL) at that step (MigrationStepKillTests)
 //   open-hierarchy <store> <version>              the same with HierarchyCrashModel (MigrationHierarchyKillTests)
+//   main-write <store>                            inserts one Entry with a batch insert on the main queue, the
+//                                                 process's first main-queue question: "mainQueueWrites <n>"
 //   read <store> <version> [write]                opens the crash model's store and reads its graph: "read <digest> <items>",
 //                                                 or "error <code>" for a StrataError (at open or at read); with `write`,
 //                                                 then saves one object: "saved" or "save-error <code> hasChanges=<bool>"
@@ -124,6 +126,22 @@ case ("open-hierarchy", 3):
     } catch {
         fail("open-hierarchy: \(error)", status: 2)
     }
+case ("main-write", 2):
+    // A fresh process whose first question "is this the main queue?" is asked by a write on
+    // the main queue (MainQueueFirstQuestionTests): nothing here marks the main queue before it.
+    let coordinator = await openStore(arguments[1])
+    let request = BatchInsertRequest(entityName: "Entry", keys: ["token", "writer", "sequence"], count: 1) { _, values in
+        values[0] = .string("main-\(UUID().uuidString)")
+        values[1] = .string("a")
+        values[2] = .integer(1)
+    }
+    let writes: Int = await withCheckedContinuation { continuation in
+        DispatchQueue.main.async {
+            do { _ = try coordinator.execute(request) } catch { fail("main-write: \(error)", status: 2) }
+            continuation.resume(returning: coordinator.mainQueueWrites)
+        }
+    }
+    emit("mainQueueWrites \(writes)")
 case ("read", 3), ("read", 4):
     guard let version = Int(arguments[2]), arguments.count == 3 || arguments[3] == "write" else { fail("usage: read <store> <version> [write]", status: 64) }
     do {
