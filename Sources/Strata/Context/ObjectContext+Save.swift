@@ -46,7 +46,7 @@ extension ObjectContext {
     /// pending, until a round makes none.
     ///
     /// The first round walks the pending sets as they are; only when `willSave()` changed them
-    /// does it remember whom it told (a set of every pending object cost about 800
+    /// does it remember whom it told (a set of every pending object cost about 850
     /// instructions an object, more than the save's validation of it).
     private func announceWillSave() {
         let told = pending
