@@ -53,6 +53,22 @@ import Testing
         #expect(Array(parsed.unicodeScalars) == Array(value.unicodeScalars))
     }
 
+    /// `dd <8e4084` parsed, the number read as infinity, and printed `dd < <inf>`, which does not
+    /// parse. A number literal too large for a double is now malformed, at the number.
+    @Test func aNumberLiteralTooLargeForADoubleIsMalformed() throws {
+        for (format, position) in [("dd <8e4084", 4), ("a == -1e400", 5), ("a IN {1, 1e309}", 9)] {
+            do {
+                let predicate = try ObjectPredicate(format: format, arguments: [])
+                Issue.record("\(format) parsed as \(predicate)")
+            } catch {
+                #expect(error.code == .malformedPredicate, "\(format)")
+                #expect(error.position == position, "\(format): \(error)")
+            }
+        }
+        expectRoundTrip(try ObjectPredicate(format: "a < 1e308", arguments: []))
+        expectRoundTrip(try ObjectPredicate(format: "a > -1.5e-320", arguments: []))
+    }
+
     /// 135 nested `!` parsed, and the SQL overflowed SQLite's parser stack when fetched (much
     /// deeper nesting would overflow the parser's own stack). Nesting is limited to
     /// `PredicateParser.maximumNesting`; the deepest allowed predicates fetch from a real store.

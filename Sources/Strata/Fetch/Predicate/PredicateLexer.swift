@@ -150,7 +150,9 @@ struct PredicateLexer {
             index += 1
         }
         if !isDouble, let value = Int64(text) { return .integer(value) }
-        guard let value = Double(text) else { throw PredicateParser.error("a number", at: start) }
+        // A literal too large for a double (`8e400`) is refused here, not read as infinity:
+        // infinity has no literal, so the predicate's description would not parse back.
+        guard let value = Double(text), value.isFinite else { throw PredicateParser.error("a number", at: start) }
         return .double(value)
     }
 
