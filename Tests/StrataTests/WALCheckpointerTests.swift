@@ -39,6 +39,34 @@ import Testing
         try coordinator.close()
     }
 
+    /// A stream of small saves past the threshold: a background checkpoint starts only after
+    /// another ``WALCheckpointer/threshold`` pages (or after the log started over), not after
+    /// every commit while the last one lags behind (which ran one for every three or four
+    /// one-row saves, each scanning the log's index and syncing the file).
+    @Test func smallSavesPastTheThresholdStartACheckpointPerThresholdOfNewPages() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let checkpointer = try #require(coordinator.checkpointer)
+        var appended = 0
+        var last: Int32 = 0
+        for save in 0..<3_000 {
+            try await context.perform {
+                context.insert(Note.self).title = "\(save)"
+                try context.save()
+            }
+            let pages = checkpointer.logPages.load(ordering: .relaxed)
+            appended += Int(pages >= last ? pages - last : pages)   // smaller: the log started over
+            last = pages
+        }
+        try await Task.sleep(for: .milliseconds(200))   // let a checkpoint under way finish counting
+        let started = checkpointer.checkpoints.load(ordering: .relaxed)
+        #expect(appended >= 2 * Int(WALCheckpointer.threshold), "the saves appended too few pages to test: \(appended)")
+        #expect(started >= 1, "no background checkpoint ran")
+        #expect(started <= appended / Int(WALCheckpointer.threshold) + 1,
+                "\(started) checkpoints for \(appended) pages appended")
+        try coordinator.close()
+    }
+
     /// A checkpointer whose connection cannot open: no background checkpoint, and the log never
     /// grows past the ceiling by more than one commit.
     @Test func aCheckpointerThatCannotRunLeavesTheLogBoundedByTheCeiling() throws {

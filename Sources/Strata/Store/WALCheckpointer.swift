@@ -13,6 +13,10 @@ import Synchronization
 /// WAL hook, which replaces the automatic checkpoint on the writer) and, from ``threshold``
 /// pages, a passive checkpoint is started on the checkpointer's queue: it copies what it can
 /// while saves go on appending, and the next save after a complete one starts the log over.
+/// The next one starts only when another ``threshold`` pages have been appended (or the log
+/// has started over): under a stream of small saves a checkpoint rarely completes before
+/// the next commit, and starting one after every commit from the threshold on ran one for
+/// every three or four saves, each scanning the log's index and syncing the file.
 /// Should it fall behind or fail (it cannot open its connection, say), the committing
 /// connection checkpoints itself at ``ceiling`` pages, so the log stays bounded.
 ///
@@ -43,6 +47,9 @@ final class WALCheckpointer: Sendable {
     /// tests and diagnostics).
     let checkpoints = Atomic<Int>(0)
     let logPages = Atomic<Int32>(0)
+    /// The log's size from which the next background checkpoint starts: ``threshold``, or
+    /// ``threshold`` pages past the size at which the latest one started.
+    private let nextStart = Atomic<Int32>(threshold)
 
     init(path: String, busyTimeout: Double) {
         self.path = path
@@ -65,13 +72,15 @@ final class WALCheckpointer: Sendable {
     /// One commit left `pages` pages in the log (called by SQLite on the committing thread,
     /// after the commit, with the write lock released).
     private func committed(pages: Int32, connection: OpaquePointer?) {
-        logPages.store(pages, ordering: .relaxed)
+        let previous = logPages.exchange(pages, ordering: .relaxed)
         if pages >= Self.ceiling {
             sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)   // SQLITE_BUSY: another checkpoint runs; fine
             return
         }
-        guard pages >= Self.threshold, !isClosed.load(ordering: .acquiring),
+        if pages < previous { nextStart.store(Self.threshold, ordering: .relaxed) }   // the log started over
+        guard pages >= nextStart.load(ordering: .relaxed), !isClosed.load(ordering: .acquiring),
               scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        nextStart.store(pages + Self.threshold, ordering: .relaxed)
         queue.async { [self] in
             defer { scheduled.store(false, ordering: .releasing) }
             checkpoint()
