@@ -1,7 +1,12 @@
+import Strata
+
 /// `single-saves`: `--objects` inserts in the import context with a save (to disk) after each,
 /// next to its floor in the same run: `raw-commit`, the same books each inserted in a
 /// transaction of its own with the SQLite C API (`BEGIN IMMEDIATE`, one prepared insert,
-/// `COMMIT`). The stacks' `×raw` column is their rate over that one.
+/// `COMMIT`). The stacks' `×raw` column is their rate over that one. The plain form awaits
+/// `importer.perform { insert; save }` per book from a task on Swift's global executor (two
+/// thread hand-offs a save); `on-queue` runs the same loop inside
+/// `withTaskExecutorPreference(importer.executor)`, where each `perform` runs at once.
 ///
 /// For example:
 /// ```swift
@@ -12,10 +17,13 @@ public struct SingleSavesScenario: Scenario {
     public static let summary = "N inserts in the import context, each saved to disk on its own (and raw one-row transactions)"
     /// The raw SQLite variant every stack's rate is compared with.
     public static let rawVariant = "raw-commit"
+    /// The variant whose loop runs on the import context's queue (its task executor).
+    public static let onQueueVariant = "on-queue"
 
     public static let variants = [
         ScenarioVariant(name: rawVariant, usesStack: false, baseline: rawVariant),
         ScenarioVariant(name: nil, usesStack: true, baseline: rawVariant),
+        ScenarioVariant(name: onQueueVariant, usesStack: true, baseline: rawVariant),
     ]
 
     public init() {}
@@ -32,6 +40,16 @@ public struct SingleSavesScenario: Scenario {
         }
         let stack = try run.requireStack()
         let importer = stack.newImportContext()
+        let pushes = if run.variant == Self.onQueueVariant {
+            try await withTaskExecutorPreference(importer.executor) { try await saveOneByOne(importer, run) }
+        } else {
+            try await saveOneByOne(importer, run)
+        }
+        return ScenarioOutcome(objects: run.data.books.count, pushesThroughMain: pushes)
+    }
+
+    /// Inserts and saves each book on its own; answers how many saves went on through main.
+    private func saveOneByOne(_ importer: ObjectContext, _ run: ScenarioRun) async throws -> Int {
         var pushes = 0
         for row in run.data.books {
             try await importer.perform {
@@ -41,7 +59,7 @@ public struct SingleSavesScenario: Scenario {
             if try await run.finishSave(of: importer) { pushes += 1 }
             run.step(Int(row.position) + 1, of: run.data.books.count)
         }
-        return ScenarioOutcome(objects: run.data.books.count, pushesThroughMain: pushes)
+        return pushes
     }
 
     /// Every book reached the store.

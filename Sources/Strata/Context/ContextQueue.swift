@@ -5,7 +5,9 @@ import Synchronization
 ///
 /// "Am I on the main queue?" is asked of the queue (a queue-specific key), never of the
 /// thread: on Linux an async `main` and Swift Testing run the main queue on worker threads.
-final class ContextQueue: Sendable {
+/// It is also a task executor (``ObjectContext/executor``): a task that prefers it runs on
+/// the queue, where the context's `perform` needs no hop.
+final class ContextQueue: TaskExecutor {
     let queue: DispatchQueue
     private let token: MainQueue.Token
 
@@ -44,6 +46,13 @@ final class ContextQueue: Sendable {
     /// Runs `body` later on the queue.
     func async(_ body: @escaping @Sendable () -> Void) {
         queue.async { self.timed(body) }
+    }
+
+    /// Runs a job of a task that prefers this queue (`withTaskExecutorPreference`) on the
+    /// queue, counted as busy time like any block.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { self.timed { job.runSynchronously(on: self.asUnownedTaskExecutor()) } }
     }
 
     /// Runs `body`, adding its duration to the busy time.

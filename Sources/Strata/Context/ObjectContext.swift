@@ -271,13 +271,17 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
 
     // MARK: Running work on the context's queue
 
-    /// Runs `body` on the context's queue and returns its result.
+    /// Runs `body` on the context's queue and returns its result. Called on that queue (a
+    /// task running on ``executor``, or main-actor code for a main-queue context) it runs
+    /// `body` at once, as Core Data's `perform(schedule: .immediate)` does; elsewhere it
+    /// queues `body` behind the queue's earlier work and waits for it.
     ///
     /// For example:
     /// ```swift
     /// let count = try await context.perform { try context.count(for: FetchRequest<Note>()) }
     /// ```
-    public func perform<T>(_ body: sending @escaping () throws -> sending T) async throws -> sending T {
+    nonisolated(nonsending) public func perform<T>(_ body: sending @escaping () throws -> sending T) async throws -> sending T {
+        if queue.isCurrent { return try body() }
         let work = Transfer(value: body)
         let result: Transfer<Result<T, any Error>> = await withCheckedContinuation { continuation in
             queue.queue.async {
@@ -299,6 +303,27 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
         try queue.sync(body)
     }
+
+    /// An executor that runs Swift tasks on the context's queue. A loop that calls
+    /// ``perform(_:)`` many times runs faster inside
+    /// `withTaskExecutorPreference(context.executor) { … }`: its code then runs on the
+    /// queue, and each `perform` runs its block at once instead of hopping to the queue and
+    /// back (two thread switches, tens of microseconds each on a small machine). The queue
+    /// runs nothing else until the task suspends (`await Task.yield()` lets other blocks in),
+    /// so prefer a private context's executor, not the main context's, for a long loop.
+    ///
+    /// For example:
+    /// ```swift
+    /// try await withTaskExecutorPreference(importer.executor) {
+    ///     for title in titles {
+    ///         try await importer.perform {
+    ///             importer.insert(Note.self).title = title
+    ///             try importer.save()
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    public var executor: any TaskExecutor { queue }
 
     /// Seconds this context has spent running work on its queue (its `perform` and
     /// `performAndWait` blocks when entered from elsewhere, and merges delivered to it). For a

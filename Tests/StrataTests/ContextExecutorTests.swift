@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Strata
+
+/// `ObjectContext.executor`: a task that prefers it runs on the context's queue, where
+/// `perform` runs its block at once (Core Data's `.immediate` schedule) instead of queueing it
+/// behind the queue's earlier work; called from anywhere else, `perform` still queues.
+@Suite struct ContextExecutorTests {
+    /// Code of a task that prefers the executor runs on the context's queue, before and after
+    /// each `perform`, and may touch the context directly (the debug check passes).
+    @Test func aTaskPreferringTheExecutorRunsOnTheQueue() async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator, checksQueueAccess: true)
+        #expect(!context.queue.isCurrent)
+        let onQueue = try await withTaskExecutorPreference(context.executor) {
+            var every = context.queue.isCurrent
+            for i in 0..<5 {
+                try await context.perform { context.insert(Note.self).title = "note \(i)" }
+                every = every && context.queue.isCurrent
+            }
+            context.insert(Note.self).title = "outside perform"   // traps if not on the queue
+            try context.save()
+            return every && context.queue.isCurrent
+        }
+        #expect(onQueue)
+        let count = try await context.perform { try context.count(for: FetchRequest<Note>()) }
+        #expect(count == 6)
+        try coordinator.close()
+    }
+
+    /// On the queue, `perform` runs before a block queued earlier; from a task on the global
+    /// executor it runs after it.
+    @Test func performOnTheQueueRunsAtOnceAndElsewhereQueues() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let queuedBlockRan = Flag()
+        let seenOnQueue = try await withTaskExecutorPreference(context.executor) {
+            context.queue.queue.async { queuedBlockRan.set(true) }
+            return try await context.perform { queuedBlockRan.isSet }
+        }
+        #expect(seenOnQueue == false, "perform on the context's queue waited for the queue's earlier work")
+        queuedBlockRan.set(false)
+        let gate = DispatchSemaphore(value: 0)
+        context.queue.queue.async { gate.wait() }   // holds the queue until the next block is queued
+        context.queue.queue.async { queuedBlockRan.set(true) }
+        gate.signal()
+        let seenElsewhere = try await context.perform { queuedBlockRan.isSet }
+        #expect(seenElsewhere == true, "perform from elsewhere ran before the queue's earlier work")
+        try coordinator.close()
+    }
+
+    /// A loop of one-object saves on the executor saves every object, and the time its jobs
+    /// spent on the queue counts as the context's busy time.
+    @Test func aLoopOfSavesOnTheExecutorSavesEveryObjectAndCountsBusyTime() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        try await withTaskExecutorPreference(context.executor) {
+            for i in 0..<200 {
+                try await context.perform {
+                    context.insert(Note.self).title = "saved \(i)"
+                    try context.save()
+                }
+            }
+        }
+        #expect(context.busySeconds > 0)
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        let titles = try await reader.perform { try reader.fetch(FetchRequest<Note>()).map(\.title) }
+        #expect(Set(titles) == Set((0..<200).map { "saved \($0)" }))
+        try coordinator.close()
+    }
+
+    /// A main-queue context's `perform` called on the main actor runs at once too.
+    @MainActor @Test func aMainQueueContextsPerformOnTheMainActorRunsAtOnce() async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let main = ObjectContext(.mainQueue, coordinator: coordinator)
+        try #require(main.queue.isCurrent, "the test's main actor does not run on the main queue")
+        let queuedBlockRan = Flag()
+        DispatchQueue.main.async { queuedBlockRan.set(true) }
+        let seen = try await main.perform { queuedBlockRan.isSet }
+        #expect(seen == false)
+        try coordinator.close()
+    }
+}
+
+/// A flag blocks on any queue may set and read.
+private final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set(_ newValue: Bool) { value.store(newValue, ordering: .relaxed) }
+}
