@@ -180,10 +180,24 @@ extension ObjectContext {
     }
 
     /// Marks unchanged, loaded to-many relationships pointing at the given entities as unloaded.
+    /// Every registered object is visited (a merge into a main context that holds a 100 000-row
+    /// list visits 100 000), so the relationships to look at are found once per entity, and an
+    /// object of an entity without any costs one array read.
     func invalidateToMany(towards entities: Set<Int>) {
+        var toManys = [[Int]](repeating: [], count: model.entities.count)   // by entity index: relationship indexes
+        var any = false
+        for entity in model.entities {
+            for (index, relationship) in entity.relationships.enumerated()
+            where relationship.isToMany && entities.contains(relationship.destinationIndex) {
+                toManys[entity.index].append(index)
+                any = true
+            }
+        }
+        guard any else { return }
         for object in registry.all where !object.lifecycle.isFault {
-            for (index, relationship) in object.entity.relationships.enumerated()
-            where relationship.isToMany && entities.contains(relationship.destinationIndex) && !object.changedProperties.contains(object.entity.attributes.count + index) {
+            let entity = object.entity
+            guard toManys.indices.contains(entity.index) else { continue }   // every registered object's entity is the model's
+            for index in toManys[entity.index] where !object.changedProperties.contains(entity.attributes.count + index) {
                 if case .toMany = object.relationValues[index] { object.relationValues[index] = .unloaded }
             }
         }
