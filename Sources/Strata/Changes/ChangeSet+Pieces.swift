@@ -6,6 +6,12 @@ extension ChangeSet {
     /// that a merge can tell its row (``savedSnapshot(of:)``); every piece carries the set's
     /// commit range. A change set of at most `size` objects is returned whole.
     ///
+    /// Inserts go in the order of their rows (entity, then key: the order the store created
+    /// them), not the set's hash order. A list sorted by something that grows with the rows (a
+    /// position, a date) then gets each piece's new objects after the previous piece's, so it
+    /// appends them; in hash order every piece scattered its objects among the earlier ones,
+    /// and a 100 000-row list moved most of its rows on most inserts.
+    ///
     /// For example (a stack merging an import into its main context):
     /// ```swift
     /// for piece in changes.pieces(of: 1_000) { main.performAndWait { main.merge(piece) } }
@@ -30,7 +36,7 @@ extension ChangeSet {
         }
         for id in deleted { place(id) { $0.deleted.insert(id) } }
         for (id, values) in updated where !inserted.contains(id) { place(id) { $0.updated[id] = values } }
-        for id in inserted {
+        for id in inserted.sorted(by: Self.rowOrder) {
             place(id) { piece in
                 piece.inserted.insert(id)
                 if let values = updated[id] { piece.updated[id] = values }
@@ -39,5 +45,10 @@ extension ChangeSet {
         }
         if count > 0 { close() }
         return pieces
+    }
+
+    /// Entity, then key: the order in which the store created the rows.
+    private static func rowOrder(_ a: ObjectID, _ b: ObjectID) -> Bool {
+        a.entity.index != b.entity.index ? a.entity.index < b.entity.index : a.key < b.key
     }
 }
