@@ -181,16 +181,17 @@ extension ObjectContext {
 
     /// Marks unchanged, loaded to-many relationships pointing at the given entities as unloaded.
     /// Every registered object is visited (a merge into a main context that holds a 100 000-row
-    /// list visits 100 000), so the relationships to look at are found once per entity, and an
-    /// object of an entity without any costs one array read.
+    /// list visits 100 000) unless no registered object's entity has such a relationship (the
+    /// registry counts its objects by entity); the relationships to look at are found once per
+    /// entity, and an object of an entity without any costs one array read.
     func invalidateToMany(towards entities: Set<Int>) {
         var toManys = [[Int]](repeating: [], count: model.entities.count)   // by entity index: relationship indexes
-        var any = false
+        var any = false   // an object is registered whose entity has such a relationship
         for entity in model.entities {
             for (index, relationship) in entity.relationships.enumerated()
             where relationship.isToMany && entities.contains(relationship.destinationIndex) {
                 toManys[entity.index].append(index)
-                any = true
+                any = any || registry.holds(entityAt: entity.index)
             }
         }
         guard any else { return }

@@ -12,6 +12,10 @@
 struct ObjectRegistry {
     /// One object per ID.
     private(set) var objects: [ObjectID: ManagedObject] = [:]
+    /// How many registered objects each entity has (by entity index; missing: none), so a
+    /// merge can tell in O(entities) that no object could hold what it would otherwise walk
+    /// every registered object for.
+    private var countsByEntity: [Int] = []
     /// Temporary IDs that became permanent here: a child may still name an object by its old
     /// temporary ID until it learns the new one.
     private(set) var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
@@ -19,7 +23,29 @@ struct ObjectRegistry {
     /// The object registered under exactly `id`.
     subscript(id: ObjectID) -> ManagedObject? {
         get { objects[id] }
-        set { objects[id] = newValue }
+        set {
+            if let newValue {
+                let previous = objects.updateValue(newValue, forKey: id)
+                if previous !== newValue {
+                    count(newValue, +1)
+                    if let previous { count(previous, -1) }
+                }
+            } else if let removed = objects.removeValue(forKey: id) {
+                count(removed, -1)
+            }
+        }
+    }
+
+    /// Whether an object of the entity at `index` is registered.
+    func holds(entityAt index: Int) -> Bool {
+        countsByEntity.indices.contains(index) && countsByEntity[index] > 0
+    }
+
+    private mutating func count(_ object: ManagedObject, _ change: Int) {
+        let index = object.entity.index
+        guard index >= 0 else { return }   // entities of a model are numbered from 0
+        if index >= countsByEntity.count { countsByEntity += [Int](repeating: 0, count: index + 1 - countsByEntity.count) }
+        countsByEntity[index] += change
     }
 
     /// The ID that names `id`'s object now: its permanent ID once a temporary one became permanent.
@@ -42,7 +68,10 @@ struct ObjectRegistry {
 
     /// Unregisters every object and returns them.
     mutating func removeAll() -> [ManagedObject] {
-        defer { objects.removeAll() }
+        defer {
+            objects.removeAll()
+            countsByEntity.removeAll()
+        }
         return Array(objects.values)
     }
 
@@ -85,8 +114,8 @@ struct ObjectRegistry {
     mutating func move(from temporary: ObjectID, to permanent: ObjectID) -> (moved: ManagedObject, displaced: ManagedObject?)? {
         guard let object = objects.removeValue(forKey: temporary) else { return nil }
         object.objectID = permanent
-        let earlier = objects[permanent]
-        objects[permanent] = object
+        let earlier = objects.updateValue(object, forKey: permanent)
+        if let earlier, earlier !== object { count(earlier, -1) }   // `object` stays registered
         return (object, earlier === object ? nil : earlier)
     }
 }
