@@ -14,7 +14,8 @@ struct ObjectRegistry {
     private(set) var objects: [ObjectID: ManagedObject] = [:]
     /// How many registered objects each entity has (by entity index; missing: none), so a
     /// merge can tell in O(entities) that no object could hold what it would otherwise walk
-    /// every registered object for.
+    /// every registered object for. Kept by the subscript's setter, through which every
+    /// registration and removal goes (`rename` and `move` too).
     private var countsByEntity: [Int] = []
     /// Temporary IDs that became permanent here: a child may still name an object by its old
     /// temporary ID until it learns the new one.
@@ -102,9 +103,9 @@ struct ObjectRegistry {
 
     /// Re-files a just-saved object under the permanent ID the store gave it.
     mutating func rename(_ object: ManagedObject, from temporary: ObjectID, to permanent: ObjectID) {
-        objects[temporary] = nil
+        self[temporary] = nil
         object.objectID = permanent
-        objects[permanent] = object
+        self[permanent] = object
         permanentIDByTemporary[temporary] = permanent
     }
 
@@ -112,10 +113,11 @@ struct ObjectRegistry {
     /// returns it with the instance that stood for `permanent` already (a fault made when
     /// someone named the new ID before this registry learned it), which is unregistered.
     mutating func move(from temporary: ObjectID, to permanent: ObjectID) -> (moved: ManagedObject, displaced: ManagedObject?)? {
-        guard let object = objects.removeValue(forKey: temporary) else { return nil }
+        guard let object = objects[temporary] else { return nil }
+        self[temporary] = nil
         object.objectID = permanent
-        let earlier = objects.updateValue(object, forKey: permanent)
-        if let earlier, earlier !== object { count(earlier, -1) }   // `object` stays registered
+        let earlier = objects[permanent]
+        self[permanent] = object
         return (object, earlier === object ? nil : earlier)
     }
 }
