@@ -82,9 +82,14 @@ extension FetchedResultsController {
             }
             // A result's shown values are what it holds now (a merge keeps unsaved local edits
             // of the merged keys); other objects' are what the change set says.
+            let merged = values
             var values = values
-            if let object = members[id]?.object, !object.isFault {
-                for key in values.keys { values[key] = object.primitiveValue(forKey: key) }
+            if let object = held[id]?.object, !object.isFault {
+                // (Copied only when one differs: a merged value is usually the one now held.)
+                for (key, value) in merged {
+                    let held = object.primitiveValue(forKey: key)
+                    if held != value { values[key] = held }
+                }
             }
             // Values the controller has already taken in (an echo: a save of changes processed
             // before, or of a manual reorder) change nothing it shows.
@@ -106,83 +111,92 @@ extension FetchedResultsController {
             if refetchesWindow || !applyInWindow(changes, touched: touched, updatedIDs: updatedIDs, heldArePermanent: window) { handleInWindow(changes, updatedIDs: updatedIDs) }
             return
         }
+        // One entry per touched object: each step below reads and writes its entry by position.
+        var work = touched.map { TouchedResult(id: $0, member: members[$0]) }
+        let deleted = changes.deleted
+        func isDeleted(_ id: ObjectID) -> Bool { !deleted.isEmpty && deleted.contains(id) }
+
         // Objects not held under their current ID (merged inserts, say) are resolved together:
         // faults grouped so that the first read fetches 500 rows at once, not one per object.
-        let unheld = touched.filter { members[$0] == nil && !changes.deleted.contains($0) }
-        var loaded: [ObjectID: ManagedObject] = [:]
+        let unheld = work.indices.filter { work[$0].member == nil && !isDeleted(work[$0].id) }
         if !unheld.isEmpty {
-            let ids = Array(unheld)
-            loaded.reserveCapacity(ids.count)
-            for (id, object) in zip(ids, context.objects(with: ids)) { loaded[id] = object }
-        }
-        // An object already held under an older ID (its new ID told before the mapping reached
-        // us, e.g. by another observer's follow-up) is re-keyed, never added twice.
-        for (id, object) in loaded {
-            if let oldKey = objectKeys[ObjectIdentifier(object)], oldKey != id, let member = members.removeValue(forKey: oldKey) {
-                members[id] = member
-                objectKeys[ObjectIdentifier(object)] = id
-                if let shown = shownValues.removeValue(forKey: oldKey) { shownValues[id] = shown }
+            var rekeyed = false
+            for (i, object) in zip(unheld, context.objects(with: unheld.map { work[$0].id })) {
+                work[i].loaded = object
+                // An object already held under an older ID (its new ID told before the mapping
+                // reached us, e.g. by another observer's follow-up) is re-keyed, never added twice.
+                let id = work[i].id
+                if let oldKey = objectKeys[ObjectIdentifier(object)], oldKey != id, let member = members.removeValue(forKey: oldKey) {
+                    members[id] = member
+                    objectKeys[ObjectIdentifier(object)] = id
+                    if let shown = shownValues.removeValue(forKey: oldKey) { shownValues[id] = shown }
+                    rekeyed = true
+                }
             }
+            if rekeyed { for i in work.indices { work[i].member = members[work[i].id] } }
         }
 
         // Old positions, in the state before the batch. A never-read fault among the touched
         // objects may already hold new values, so then every touched object is found by identity.
-        let unread = touched.contains { members[$0].map { $0.values == nil } ?? false }
-        var oldPaths: [ObjectID: FetchedIndexPath] = [:]
-        var objects: [ObjectID: ManagedObject] = [:]
-        for id in touched {
-            guard let member = members[id] else { continue }
-            objects[id] = member.object
-            oldPaths[id] = index.locate(member.object, values: unread ? nil : member.values, id: member.indexedID)
+        let unread = work.contains { $0.member.map { $0.values == nil } ?? false }
+        for i in work.indices {
+            guard let member = work[i].member else { continue }
+            work[i].object = member.object
+            work[i].oldPath = index.locate(member.object, values: unread ? nil : member.values, id: member.indexedID)
         }
 
         // New membership and sort values. A result updated only in keys the request does not
         // read (say, a relationship an import sets in a second pass) matches and sorts as it did:
         // its values are taken as they were, without evaluating or reading it.
         let sortAndPredicateKeys = index.readKeys
-        var newValues: [ObjectID: [PropertyValue]] = [:]
-        for id in touched where !changes.deleted.contains(id) {
-            if !unread, !changes.inserted.contains(id), let member = members[id], member.indexedID == id, let values = member.values,
-               let changed = changes.updated[id], changed.keys.allSatisfy({ !sortAndPredicateKeys.contains($0) }) {
-                objects[id] = member.object
-                newValues[id] = values
+        for i in work.indices {
+            let id = work[i].id
+            if isDeleted(id) { continue }
+            if !unread, let member = work[i].member, member.indexedID == id, let values = member.values,
+               !changes.inserted.contains(id), let changed = changes.updated[id],
+               changed.keys.allSatisfy({ !sortAndPredicateKeys.contains($0) }) {
+                work[i].values = values
                 continue
             }
-            let object = objects[id] ?? loaded[id] ?? context.object(with: id)
+            let object = work[i].object ?? work[i].loaded ?? context.object(with: id)
             guard !object.isDeleted, object.context === context else { continue }
             index.statistics.evaluations += 1
             guard index.evaluator.matches(object) else { continue }
-            objects[id] = object
-            newValues[id] = index.currentValues(of: object)
+            work[i].object = object
+            work[i].values = index.currentValues(of: object)
         }
 
         // Classify: stay (maybe updated), delete, insert, move.
-        let touchedObjects = Set(touched.compactMap { objects[$0].map(ObjectIdentifier.init) })
-        var removals: [(path: FetchedIndexPath, id: ObjectID)] = []
-        var placements: [ObjectID] = []
-        var stays: [ObjectID] = []
-        var kinds: [ObjectID: FetchedResultsChangeType] = [:]
-        for id in touched {
-            switch (oldPaths[id], newValues[id]) {
+        var touchedObjects: Set<ObjectIdentifier>?   // made when an ID swap needs it
+        var removals: [(path: FetchedIndexPath, at: Int)] = []
+        var placements: [Int] = []
+        for i in work.indices {
+            let id = work[i].id
+            switch (work[i].oldPath, work[i].values) {
             case (nil, nil):
                 continue
             case (let old?, nil):
-                removals.append((old, id))
-                kinds[id] = .delete
+                removals.append((old, i))
+                work[i].kind = .delete
             case (nil, _?):
-                placements.append(id)
-                kinds[id] = .insert
+                placements.append(i)
+                work[i].kind = .insert
             case (let old?, let values?):
-                let member = members[id]
-                if let member, member.values == values,
-                   member.indexedID == id || swapID(at: old, to: id, values: values, avoiding: touchedObjects) {
-                    members[id]?.indexedID = id
-                    stays.append(id)
-                    if updatedIDs.contains(id) { kinds[id] = .update }
+                if let member = work[i].member, member.values == values,
+                   member.indexedID == id || swapID(at: old, to: id, values: values, avoiding: touchedObjects ?? {
+                       let made = Set(work.compactMap { $0.object.map(ObjectIdentifier.init) })
+                       touchedObjects = made
+                       return made
+                   }()) {
+                    if member.indexedID != id {
+                        members[id]?.indexedID = id
+                        work[i].member?.indexedID = id
+                    }
+                    if updatedIDs.contains(id) { work[i].kind = .update }
                 } else {
-                    removals.append((old, id))
-                    placements.append(id)
-                    kinds[id] = .move
+                    removals.append((old, i))
+                    placements.append(i)
+                    work[i].kind = .move
                 }
             }
         }
@@ -191,10 +205,10 @@ extension FetchedResultsController {
         var sectionChanges: [FetchedSectionChange] = []
         removals.sort { $0.path > $1.path }
         var emptied = Set<Int>()
-        for (path, id) in removals {
+        for (path, i) in removals {
             let removed = index.sections[path.section].entries.remove(at: path.row)
             if index.isSectioned, index.sections[path.section].entries.isEmpty { emptied.insert(path.section) }
-            members[id] = nil
+            members[work[i].id] = nil
             objectKeys[ObjectIdentifier(removed.object)] = nil
         }
         for s in emptied.sorted(by: >) {
@@ -202,29 +216,29 @@ extension FetchedResultsController {
             index.sections.remove(at: s)
         }
         var madeSections: [[PropertyValue]] = []
-        // Where each placed object went. Those paths are final when every placement landed
-        // after the earlier ones of its section and no section was made (an import appending
-        // in order): then the report needs no search for them.
-        var placedPaths: [ObjectID: FetchedIndexPath] = [:]
+        // Where each placed object went is final when every placement landed after the earlier
+        // ones of its section and no section was made (an import appending in order): then the
+        // report needs no search for them.
         var placedInOrder = true
         var lastPlacedRow: [Int: Int] = [:]
         // Placed in sort order (a change set lists its objects in no order): k · log k
         // comparisons, after which rows arriving after the existing ones are each appended with
         // one comparison, and each placement lands after the previous one, so its path is final.
-        if placements.count > 1 {
-            var keyed = placements.compactMap { id in newValues[id].map { (id: id, values: $0) } }
+        if placements.count > 1, !inOrder(placements, of: work) {
+            var keyed = placements.compactMap { i in work[i].values.map { (at: i, id: work[i].id, values: $0) } }
             index.statistics.comparisons += index.evaluator.sort(&keyed, values: \.values, id: \.id)
-            placements = keyed.map(\.id)
+            placements = keyed.map(\.at)
         }
         members.reserveCapacity(members.count + placements.count)
         objectKeys.reserveCapacity(objectKeys.count + placements.count)
-        for id in placements {
-            guard let object = objects[id], let values = newValues[id] else { continue }
+        for i in placements {
+            guard let object = work[i].object, let values = work[i].values else { continue }
+            let id = work[i].id
             let (path, made) = index.insert(ResultsIndex.Entry(object: object, id: id, values: values), values: values)
             if made { madeSections.append(values); placedInOrder = false }
             if let previous = lastPlacedRow[path.section], path.row <= previous { placedInOrder = false }
             lastPlacedRow[path.section] = path.row
-            placedPaths[id] = path
+            work[i].placedPath = path
             members[id] = Member(object: object, indexedID: id, values: values)
             objectKeys[ObjectIdentifier(object)] = id
         }
@@ -237,12 +251,12 @@ extension FetchedResultsController {
         // Only results need their shown values remembered. A touched result shows its current
         // values, unsaved edits included (say, an object edited while out of the results, then
         // brought back): a later save carrying those edits is an echo too.
-        for id in touched {
-            if let member = members[id] {
+        for i in work.indices {
+            if let object = work[i].result {
                 // (An object without unsaved changes has none to remember: most merged ones.)
-                if !member.object.isFault, member.object.hasChanges { shownValues[id, default: [:]].merge(member.object.changedValues()) { $1 } }
-            } else {
-                shownValues[id] = nil
+                if !object.isFault, object.hasChanges { shownValues[work[i].id, default: [:]].merge(object.changedValues()) { $1 } }
+            } else if !shownValues.isEmpty {
+                shownValues[work[i].id] = nil
             }
         }
 
@@ -250,21 +264,38 @@ extension FetchedResultsController {
         // An object that stayed keeps its path when nothing was removed or placed.
         let nothingMoved = removals.isEmpty && placements.isEmpty
         var rows: [FetchedRowChange] = []
-        rows.reserveCapacity(kinds.count)
-        for (id, type) in kinds {
-            guard let object = objects[id] else { continue }
+        var rowObjects: [ManagedObject] = []
+        rows.reserveCapacity(work.count)
+        rowObjects.reserveCapacity(work.count)
+        for i in work.indices {
+            guard let type = work[i].kind, let object = work[i].object else { continue }
+            let id = work[i].id, oldPath = work[i].oldPath
             let newPath: FetchedIndexPath?
             switch type {
             case .delete: newPath = nil
-            case .insert where placedInOrder, .move where placedInOrder: newPath = placedPaths[id]
-            case .update where nothingMoved: newPath = oldPaths[id]
+            case .insert where placedInOrder, .move where placedInOrder: newPath = work[i].placedPath
+            case .update where nothingMoved: newPath = oldPath
             default: newPath = members[id].flatMap { index.locate(object, values: $0.values, id: $0.indexedID) }
             }
-            rows.append(FetchedRowChange(objectID: id, type: type, indexPath: type == .insert ? nil : oldPaths[id], newIndexPath: newPath))
+            rows.append(FetchedRowChange(objectID: id, type: type, indexPath: type == .insert ? nil : oldPath, newIndexPath: newPath))
+            rowObjects.append(object)
         }
-        Self.sortForReport(&rows)
+        let order = Self.reportOrdering(rows)
         guard !suppressing else { return }
-        report(FetchedResultsChanges(sections: sectionChanges, rows: rows), objects: objects)
+        report(FetchedResultsChanges(sections: sectionChanges, rows: order.map { rows[$0] })) { row, _ in rowObjects[order[row]] }
+    }
+
+    /// Whether the objects at `placements` are already in sort order (an import appending in
+    /// key order, its change sets cut in row order): k − 1 comparisons, and then no sort.
+    private func inOrder(_ placements: [Int], of work: [TouchedResult]) -> Bool {
+        let evaluator = index.evaluator
+        for k in placements.indices.dropFirst() {
+            let a = placements[k - 1], b = placements[k]
+            guard let aValues = work[a].values, let bValues = work[b].values else { return false }
+            index.statistics.comparisons += 1
+            if evaluator.compare(aValues, work[a].id, bValues, work[b].id) > 0 { return false }
+        }
+        return true
     }
 
     /// Gives the entry at `path` a new ID (temporary → permanent) in place when its untouched
@@ -288,8 +319,9 @@ extension FetchedResultsController {
         return true
     }
 
-    /// Sorts a batch's rows in ``reportOrder(_:_:)`` by precomputed integer keys.
-    static func sortForReport(_ rows: inout [FetchedRowChange]) {
+    /// The order of a batch's rows in ``reportOrder(_:_:)``, by precomputed integer keys: the
+    /// rows' positions, first to report first.
+    static func reportOrdering(_ rows: [FetchedRowChange]) -> [Int] {
         func key(_ row: FetchedRowChange) -> (Int, Int, Int) {
             switch row.type {
             case .delete:
@@ -304,7 +336,7 @@ extension FetchedResultsController {
             }
         }
         let keys = rows.map(key)
-        rows = keys.indices.sorted { keys[$0] < keys[$1] }.map { rows[$0] }
+        return keys.indices.sorted { keys[$0] < keys[$1] }
     }
 
     /// Deletes (last first), then inserts and moves (by new path), then updates.
@@ -321,13 +353,18 @@ extension FetchedResultsController {
         return (a.newIndexPath ?? .init(section: 0, row: 0)) < (b.newIndexPath ?? .init(section: 0, row: 0))
     }
 
-    /// Tells the delegate about one batch.
+    /// Tells the delegate about one batch, its objects found in `objects` or among the results.
     func report(_ changes: FetchedResultsChanges, objects: [ObjectID: ManagedObject]) {
+        report(changes) { _, change in objects[change.objectID] ?? members[change.objectID]?.object }
+    }
+
+    /// Tells the delegate about one batch; `object` gives the object of the row at a position.
+    func report(_ changes: FetchedResultsChanges, object: (Int, FetchedRowChange) -> ManagedObject?) {
         guard !changes.isEmpty, let delegate else { return }
         delegate.controllerWillChangeContent(self)
         for change in changes.sections { delegate.controller(self, didChangeSection: change.name, at: change.index, for: change.type) }
-        for change in changes.rows {
-            guard let object = (objects[change.objectID] ?? members[change.objectID]?.object) as? Object else { continue }
+        for (row, change) in changes.rows.enumerated() {
+            guard let object = object(row, change) as? Object else { continue }
             delegate.controller(self, didChange: object, at: change.indexPath, for: change.type, newIndexPath: change.newIndexPath)
         }
         delegate.controllerDidChangeContent(self)
