@@ -16,14 +16,14 @@ extension FetchedResultsController {
         func rekey(_ temporary: ObjectID, _ permanent: ObjectID) {
             if let member = members.removeValue(forKey: temporary) {
                 members[permanent] = member
-                objectKeys[ObjectIdentifier(member.object)] = permanent
+                setHeldKey(permanent, of: member.object)
                 touched.insert(permanent)
             }
             if let shown = shownValues.removeValue(forKey: temporary) { shownValues[permanent] = shown }
         }
         if members.count + shownValues.count < changes.permanentIDs.count {
             // Fewer results than new IDs (a window following an import): look the results up.
-            let temporaries = Set(members.keys.filter(\.isTemporary)).union(shownValues.keys.filter(\.isTemporary))
+            let temporaries = Set(members.temporaryKeys).union(shownValues.keys.filter(\.isTemporary))
             for temporary in temporaries {
                 if let permanent = changes.permanentIDs[temporary], isOurs(permanent) { rekey(temporary, permanent) }
             }
@@ -35,7 +35,8 @@ extension FetchedResultsController {
         // about its parent's saves). Re-keyed here like a save's, rather than by fetching the
         // window. O(window), for windows only.
         if showsWindow {
-            for (key, member) in members where key.isTemporary {
+            for key in members.temporaryKeys {
+                guard let member = members[key] else { continue }
                 let current = member.object.objectID
                 if !current.isTemporary { rekey(key, current) }
             }
@@ -46,7 +47,7 @@ extension FetchedResultsController {
         // in keys the request does not read or sorting after its last result by their new
         // values, new ones that all sort after it (an import appending to the list: two
         // comparisons), and (without an offset) deleted ones. O(1) each, nothing remembered.
-        let window = showsWindow && !members.keys.contains { $0.isTemporary } && !spares.contains { $0.id.isTemporary }
+        let window = showsWindow && !members.hasTemporaryKeys && !spares.contains { $0.id.isTemporary }
         var boundary = WindowBoundary.unknown
         let insertsStayOut = window && fetchRequest.textSearch == nil && !changes.inserted.isEmpty && insertsStayBelowWindow(changes, boundary: &boundary)
         // A window that more new objects arrive in than it holds fetches itself again (reading
@@ -63,13 +64,12 @@ extension FetchedResultsController {
         let readKeys = window ? index.readKeys : []
         var updatedIDs = Set<ObjectID>()
         let spareIDs = spares.isEmpty ? [] : Set(spares.map(\.id))   // held like results (a few)
-        let held = members   // read in the loop without the stored property's access checks (not changed there)
         var lastUnreadKey: String?   // the key of the last one-key update that no read key names
         for (id, values) in changes.updated where isOurs(id) {
             // No changed key (a value set back to what was saved, or to what it was): nothing
             // shown changed.
             if values.isEmpty { continue }
-            if window, held[id] == nil, spareIDs.isEmpty || !spareIDs.contains(id) {
+            if window, members[id] == nil, spareIDs.isEmpty || !spareIDs.contains(id) {
                 // An import's second pass changes one key of every object: it is checked once.
                 if values.count == 1, let key = values.keys.first {
                     if key == lastUnreadKey { continue }
@@ -84,7 +84,7 @@ extension FetchedResultsController {
             // of the merged keys); other objects' are what the change set says.
             let merged = values
             var values = values
-            if let object = held[id]?.object, !object.isFault {
+            if let object = members[id]?.object, !object.isFault {
                 // (Copied only when one differs: a merged value is usually the one now held.)
                 for (key, value) in merged {
                     let held = object.primitiveValue(forKey: key)
@@ -126,9 +126,9 @@ extension FetchedResultsController {
                 // An object already held under an older ID (its new ID told before the mapping
                 // reached us, e.g. by another observer's follow-up) is re-keyed, never added twice.
                 let id = work[i].id
-                if let oldKey = objectKeys[ObjectIdentifier(object)], oldKey != id, let member = members.removeValue(forKey: oldKey) {
+                if let oldKey = heldKey(of: object), oldKey != id, let member = members.removeValue(forKey: oldKey) {
                     members[id] = member
-                    objectKeys[ObjectIdentifier(object)] = id
+                    setHeldKey(id, of: object)
                     if let shown = shownValues.removeValue(forKey: oldKey) { shownValues[id] = shown }
                     rekeyed = true
                 }
@@ -209,7 +209,7 @@ extension FetchedResultsController {
             let removed = index.sections[path.section].entries.remove(at: path.row)
             if index.isSectioned, index.sections[path.section].entries.isEmpty { emptied.insert(path.section) }
             members[work[i].id] = nil
-            objectKeys[ObjectIdentifier(removed.object)] = nil
+            setHeldKey(nil, of: removed.object)
         }
         for s in emptied.sorted(by: >) {
             sectionChanges.append(FetchedSectionChange(name: index.sections[s].name, type: .delete, index: s))
@@ -224,13 +224,11 @@ extension FetchedResultsController {
         // Placed in sort order (a change set lists its objects in no order): k · log k
         // comparisons, after which rows arriving after the existing ones are each appended with
         // one comparison, and each placement lands after the previous one, so its path is final.
-        if placements.count > 1, !inOrder(placements, of: work) {
-            var keyed = placements.compactMap { i in work[i].values.map { (at: i, id: work[i].id, values: $0) } }
-            index.statistics.comparisons += index.evaluator.sort(&keyed, values: \.values, id: \.id)
-            placements = keyed.map(\.at)
+        if placements.count > 1 {
+            let (order, comparisons) = index.evaluator.sortedOrder(values: placements.map { work[$0].values ?? [] }, ids: placements.map { work[$0].id })
+            index.statistics.comparisons += comparisons
+            placements = order.map { placements[$0] }
         }
-        members.reserveCapacity(members.count + placements.count)
-        objectKeys.reserveCapacity(objectKeys.count + placements.count)
         for i in placements {
             guard let object = work[i].object, let values = work[i].values else { continue }
             let id = work[i].id
@@ -240,7 +238,7 @@ extension FetchedResultsController {
             lastPlacedRow[path.section] = path.row
             work[i].placedPath = path
             members[id] = Member(object: object, indexedID: id, values: values)
-            objectKeys[ObjectIdentifier(object)] = id
+            setHeldKey(id, of: object)
         }
         for values in madeSections {
             let s = index.sectionIndex(for: values).index
@@ -283,19 +281,6 @@ extension FetchedResultsController {
         let order = Self.reportOrdering(rows)
         guard !suppressing else { return }
         report(FetchedResultsChanges(sections: sectionChanges, rows: order.map { rows[$0] })) { row, _ in rowObjects[order[row]] }
-    }
-
-    /// Whether the objects at `placements` are already in sort order (an import appending in
-    /// key order, its change sets cut in row order): k − 1 comparisons, and then no sort.
-    private func inOrder(_ placements: [Int], of work: [TouchedResult]) -> Bool {
-        let evaluator = index.evaluator
-        for k in placements.indices.dropFirst() {
-            let a = placements[k - 1], b = placements[k]
-            guard let aValues = work[a].values, let bValues = work[b].values else { return false }
-            index.statistics.comparisons += 1
-            if evaluator.compare(aValues, work[a].id, bValues, work[b].id) > 0 { return false }
-        }
-        return true
     }
 
     /// Gives the entry at `path` a new ID (temporary → permanent) in place when its untouched

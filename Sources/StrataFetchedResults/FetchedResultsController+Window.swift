@@ -14,7 +14,7 @@ extension FetchedResultsController {
     /// fetch keeps the results as they were and reports nothing.
     func handleInWindow(_ changes: ChangeSet, updatedIDs: Set<ObjectID>) {
         func current(_ entry: ResultsIndex.Entry) -> ObjectID {
-            objectKeys[ObjectIdentifier(entry.object)] ?? changes.permanentIDs[entry.id] ?? entry.id
+            heldKey(of: entry.object) ?? changes.permanentIDs[entry.id] ?? entry.id
         }
         let old = FetchedResultsSnapshot(sections: index.sections.map { .init(name: $0.name, objectIDs: $0.entries.map(current)) })
         var objects: [ObjectID: ManagedObject] = [:]
@@ -57,11 +57,12 @@ extension FetchedResultsController {
             return
         }
         do { try loadResults() } catch { return }
-        for (id, member) in members { objects[id] = member.object }
+        members.forEach { id, member in objects[id] = member.object }
         // Objects updated or come into the window show their current values, unsaved edits
         // included: a later save carrying those is an echo.
         let before = Set(old.itemIdentifiers)
-        for (id, member) in members where (updatedIDs.contains(id) || !before.contains(id)) && !member.object.isFault {
+        members.forEach { id, member in
+            guard (updatedIDs.contains(id) || !before.contains(id)) && !member.object.isFault else { return }
             shownValues[id, default: [:]].merge(member.object.changedValues()) { $1 }
         }
         for id in Set(shownValues.keys) where members[id] == nil { shownValues[id] = nil }

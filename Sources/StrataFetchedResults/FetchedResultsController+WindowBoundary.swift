@@ -88,7 +88,7 @@ extension FetchedResultsController {
         // Only values the last result was placed with bound the window: a never-read one (a
         // `fetchBatchSize` window) would be read now, with what the batch may have changed.
         guard section.entries.count >= limit, let last = section.entries.last, let values = last.values else { return .none }
-        let id = objectKeys[ObjectIdentifier(last.object)] ?? last.id   // its ID now (a fetch breaks ties with it)
+        let id = heldKey(of: last.object) ?? last.id   // its ID now (a fetch breaks ties with it)
         return .last(values: values, id: id, sortKeys: sortKeys)
     }
 }

@@ -57,7 +57,7 @@ extension FetchedResultsController {
                 // spare is held under a temporary ID (an unsaved insert): the object from outside
                 // could be one of them under its new ID.
                 guard heldArePermanent, let object = context.registeredObject(for: id), !object.isFault,
-                      objectKeys[ObjectIdentifier(object)] == nil, !isSpare(object) else { return false }
+                      heldKey(of: object) == nil, !isSpare(object) else { return false }
             }
             reevaluated.append(id)
         }
@@ -73,7 +73,7 @@ extension FetchedResultsController {
             if let spare = spares.last {
                 boundary = (spare.values ?? index.currentValues(of: spare.object), spare.id)
             } else {
-                if section.entries[last].values == nil, let key = objectKeys[ObjectIdentifier(section.entries[last].object)],
+                if section.entries[last].values == nil, let key = heldKey(of: section.entries[last].object),
                    touched.contains(key) { return false }
                 boundary = (index.values(at: last, in: section), section.entries[last].id)
             }
@@ -81,7 +81,7 @@ extension FetchedResultsController {
 
         // The ID an entry is held under now (a save may have made it permanent).
         func current(_ entry: ResultsIndex.Entry) -> ObjectID {
-            objectKeys[ObjectIdentifier(entry.object)] ?? changes.permanentIDs[entry.id] ?? entry.id
+            heldKey(of: entry.object) ?? changes.permanentIDs[entry.id] ?? entry.id
         }
         // Candidates: the untouched results and spares, then the touched objects that match now.
         let reevaluatedSet = Set(reevaluated)
@@ -89,7 +89,7 @@ extension FetchedResultsController {
         candidates.reserveCapacity(section.entries.count + spares.count + reevaluated.count)
         for row in section.entries.indices {
             let entry = section.entries[row]
-            guard let key = objectKeys[ObjectIdentifier(entry.object)] else { continue }
+            guard let key = heldKey(of: entry.object) else { continue }
             if leaving.contains(key) || reevaluatedSet.contains(key) { continue }
             candidates.append((entry, index.values(at: row, in: section), true))
         }
@@ -142,7 +142,7 @@ extension FetchedResultsController {
         for entry in section.entries {
             let key = current(entry)
             members[key] = nil
-            objectKeys[ObjectIdentifier(entry.object)] = nil
+            setHeldKey(nil, of: entry.object)
         }
         section.entries = candidates.map { candidate in
             var entry = candidate.entry
@@ -152,7 +152,7 @@ extension FetchedResultsController {
         }
         for entry in section.entries {
             members[entry.id] = Member(object: entry.object, indexedID: entry.id, values: entry.values)
-            objectKeys[ObjectIdentifier(entry.object)] = entry.id
+            setHeldKey(entry.id, of: entry.object)
             objects[entry.id] = entry.object
         }
         spares = newSpares

@@ -91,9 +91,11 @@ public final class FetchedResultsController<Object: ManagedObject> {
 
     var index: ResultsIndex
     /// Every fetched object by current ID, with the ID and values it is sorted by.
-    var members: [ObjectID: Member] = [:]
-    /// The key of each fetched object in `members`.
-    var objectKeys: [ObjectIdentifier: ObjectID] = [:]
+    var members = ObjectIDTable<Member>()
+    /// The key in `members` of each fetched object held under another key than its ID (a
+    /// temporary key, its object saved since): every other one is held under its own ID
+    /// (``heldKey(of:)``), so a result costs no entry here.
+    var unmatchedKeys: [ObjectIdentifier: ObjectID] = [:]
     /// The latest values of changed keys the controller has taken in, by result: an update
     /// carrying only these values again (the save of processed changes, the save after a
     /// manual reorder) is an echo and is not reported.
@@ -164,14 +166,12 @@ public final class FetchedResultsController<Object: ManagedObject> {
         index.statistics = statistics
         index.load(objects, readValues: sectionKeyPath != nil || fetchRequest.fetchBatchSize <= 0)
         spares = makeSpares(past)
-        members = [:]
-        objectKeys = [:]
-        members.reserveCapacity(objects.count)
-        objectKeys.reserveCapacity(objects.count)
+        members = ObjectIDTable()
+        unmatchedKeys = [:]
         for section in index.sections {
             for entry in section.entries {
                 members[entry.id] = Member(object: entry.object, indexedID: entry.id, values: entry.values)
-                objectKeys[ObjectIdentifier(entry.object)] = entry.id
+                setHeldKey(entry.id, of: entry.object)
             }
         }
     }
@@ -224,12 +224,13 @@ public final class FetchedResultsController<Object: ManagedObject> {
         guard !request.sortKeys.isEmpty else { throw FetchedResultsError.missingSortKey }
         let old = snapshot
         let oldFetched = hasFetched
-        var objects = members.mapValues(\.object)
+        var objects: [ObjectID: ManagedObject] = [:]
+        members.forEach { id, member in objects[id] = member.object }
         fetchRequest = request
         try performFetch()
         guard oldFetched else { return FetchedResultsChanges() }
         let changes = snapshot.difference(from: old)
-        for (id, member) in members { objects[id] = member.object }
+        members.forEach { id, member in objects[id] = member.object }
         report(changes, objects: objects)
         return changes
     }

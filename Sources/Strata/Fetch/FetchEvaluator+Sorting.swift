@@ -13,33 +13,49 @@ extension FetchEvaluator {
     @discardableResult
     public func sort<Item>(_ items: inout [Item], values: (Item) -> [PropertyValue], id: (Item) -> ObjectID) -> Int {
         guard items.count > 1 else { return 0 }
+        let (order, comparisons) = sortedOrder(values: items.map(values), ids: items.map(id))
+        items = order.map { items[$0] }
+        return comparisons
+    }
+
+    /// The order a fetch puts items in, given each one's sort values and ID (`values[i]` and
+    /// `ids[i]` describe item `i`): the items' positions, first first; and how many
+    /// comparisons it made. Not generic, so a caller in another module runs it at full speed.
+    ///
+    /// For example:
+    /// ```swift
+    /// let (order, _) = evaluator.sortedOrder(values: rows.map(\.values), ids: rows.map(\.id))
+    /// let sorted = order.map { rows[$0] }
+    /// ```
+    public func sortedOrder(values: [[PropertyValue]], ids: [ObjectID]) -> (order: [Int], comparisons: Int) {
+        precondition(values.count == ids.count, "one ID per item's values")   // programmer error
+        guard values.count > 1 else { return (Array(values.indices), 0) }
         var comparisons = 0
-        if plan.sortKeys.count == 1, let keys = Self.integerKeys(items, values: values, id: id) {
+        if plan.sortKeys.count == 1, let keys = Self.integerKeys(values, ids) {
             let ascending = plan.sortKeys[0].ascending
-            let order = keys.sorted { a, b in
+            let sorted = keys.sorted { a, b in
                 comparisons += 1
                 if a.value != b.value { return ascending ? a.value < b.value : a.value > b.value }
                 if a.isTemporary != b.isTemporary { return !a.isTemporary }   // as compareIDs orders them
                 return a.key < b.key
             }
-            items = order.map { items[$0.position] }
-            return comparisons
+            return (sorted.map(\.position), comparisons)
         }
-        items.sort { a, b in
+        let order = values.indices.sorted { a, b in
             comparisons += 1
-            return compare(values(a), id(a), values(b), id(b)) < 0
+            return compare(values[a], ids[a], values[b], ids[b]) < 0
         }
-        return comparisons
+        return (order, comparisons)
     }
 
     /// Each item's single sort value, ID and position, when every value is an integer.
-    private static func integerKeys<Item>(_ items: [Item], values: (Item) -> [PropertyValue], id: (Item) -> ObjectID)
+    private static func integerKeys(_ values: [[PropertyValue]], _ ids: [ObjectID])
         -> [(value: Int64, isTemporary: Bool, key: Int64, position: Int)]? {
         var keys: [(value: Int64, isTemporary: Bool, key: Int64, position: Int)] = []
-        keys.reserveCapacity(items.count)
-        for (position, item) in items.enumerated() {
-            guard case .integer(let value)? = values(item).first else { return nil }
-            let objectID = id(item)
+        keys.reserveCapacity(values.count)
+        for position in values.indices {
+            guard case .integer(let value)? = values[position].first else { return nil }
+            let objectID = ids[position]
             keys.append((value, objectID.isTemporary, objectID.key, position))
         }
         return keys

@@ -1,0 +1,27 @@
+import Strata
+
+extension FetchedResultsController {
+    /// The key `object` is held under in ``members``, if it is a result: its own ID, unless
+    /// ``unmatchedKeys`` says otherwise. No hashing for a result held under its own ID.
+    ///
+    /// For example (inside the controller):
+    /// ```swift
+    /// if let oldKey = heldKey(of: object), oldKey != id { /* re-key it */ }
+    /// ```
+    func heldKey(of object: ManagedObject) -> ObjectID? {
+        if !unmatchedKeys.isEmpty, let key = unmatchedKeys[ObjectIdentifier(object)] { return key }
+        let id = object.objectID
+        return members[id]?.object === object ? id : nil
+    }
+
+    /// Records that `object` is held under `key` in ``members`` (`nil`: no longer held). Only a
+    /// key other than the object's own ID, or a temporary one (the object may be saved before
+    /// the controller hears of it), is written down.
+    func setHeldKey(_ key: ObjectID?, of object: ManagedObject) {
+        if let key, key.isTemporary || key != object.objectID {
+            unmatchedKeys[ObjectIdentifier(object)] = key
+        } else if !unmatchedKeys.isEmpty {
+            unmatchedKeys[ObjectIdentifier(object)] = nil
+        }
+    }
+}
