@@ -93,8 +93,16 @@ extension FetchedResultsController {
             }
             // Values the controller has already taken in (an echo: a save of changes processed
             // before, or of a manual reorder) change nothing it shows.
-            if let shown = shownValues[id], values.allSatisfy({ shown[$0.key] == $0.value }) { continue }
-            shownValues[id, default: [:]].merge(values) { $1 }
+            if let shown = shownValues[id] {
+                if values.allSatisfy({ shown[$0.key] == $0.value }) { continue }
+                shownValues[id]?.merge(values) { $1 }
+            } else if changes.versions[id] == nil || (members[id]?.object.hasChanges ?? true) {
+                // Remembered where a later change set may carry the same values again: this
+                // context's own save of them, or of its edits. Not for a store save merged into
+                // a result with no unsaved changes here (a follower of an import): nothing here
+                // will save those values again, and each would cost a dictionary.
+                shownValues[id] = values
+            }
             touched.insert(id)
             updatedIDs.insert(id)
         }
