@@ -54,6 +54,9 @@ final class ResultsIndex {
     /// key of each of thousands of objects).
     let readKeys: [String]
     let isSectioned: Bool
+    /// Under one sort key, its direction (`true`: ascending), for searches that compare integer
+    /// values in place; `nil` under several keys.
+    private let onlyKeyAscending: Bool?
     var sections: [Section] = []
     var statistics = FetchedResultsStatistics()
 
@@ -61,6 +64,7 @@ final class ResultsIndex {
         self.evaluator = evaluator
         self.readKeys = Array(evaluator.readKeys)
         self.isSectioned = isSectioned
+        self.onlyKeyAscending = evaluator.sortKeyCount == 1 ? evaluator.compareValue(.integer(0), .integer(1), key: 0) < 0 : nil
         if !isSectioned { sections = [Section(name: "", key: .null)] }
     }
 
@@ -118,6 +122,10 @@ final class ResultsIndex {
 
     /// The row of (`values`, `id`) in `section` (found), or where it would be inserted.
     func row(for values: [PropertyValue], id: ObjectID, in section: Section) -> (index: Int, found: Bool) {
+        if let ascending = onlyKeyAscending, case .integer(let value)? = values.first,
+           let found = integerRow(for: value, ascending: ascending, id: id, in: section) {
+            return found
+        }
         var low = 0, high = section.entries.count
         while low < high {
             let mid = (low + high) / 2
@@ -127,6 +135,28 @@ final class ResultsIndex {
             if order > 0 { low = mid + 1 } else { high = mid }
         }
         return (low, false)
+    }
+
+    /// ``row(for:id:in:)`` under one integer sort key (a position, an index: the common list
+    /// order), comparing the entries' values where they are, as `FetchEvaluator.compare`
+    /// would; `nil` when an entry on the way holds no integer or was never read.
+    private func integerRow(for value: Int64, ascending: Bool, id: ObjectID, in section: Section) -> (index: Int, found: Bool)? {
+        var comparisons = 0
+        defer { statistics.comparisons += comparisons }
+        return section.entries.withUnsafeBufferPointer { entries -> (index: Int, found: Bool)? in
+            var low = 0, high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                guard case .integer(let other)? = entries[mid].values?.first else { return nil }
+                comparisons += 1
+                var order = value < other ? -1 : (value == other ? 0 : 1)
+                if !ascending { order = -order }
+                if order == 0 { order = FetchEvaluator.compareIDs(id, entries[mid].id) }
+                if order == 0 { return (mid, true) }
+                if order > 0 { low = mid + 1 } else { high = mid }
+            }
+            return (low, false)
+        }
     }
 
     /// Where `object` (sorted with `values` and `id`) is: by binary search, or by a linear
