@@ -24,13 +24,7 @@ struct MergedUpdateMemoryTests {
             try controller.performFetch()
             return (controller, row.objectID)
         }
-        for title in ["b", "a", "b"] {
-            try other.performAndWait {
-                try #require(try other.fetch(FetchRequest<Row>()).first).title = title
-                try other.save()
-            }
-            context.performAndWait { for changes in collector.take() { context.merge(changes) } }
-        }
+        for title in ["b", "a", "b"] { try saveTitle(title, in: other, mergingInto: context, through: collector) }
         context.performAndWait {
             // Each merge changed what the list shows, back and forth: each is an update.
             #expect(recorder.batches.map { $0.rows.map(\.type) } == [[.update], [.update], [.update]])
@@ -59,17 +53,21 @@ struct MergedUpdateMemoryTests {
             try context.save()                // an echo
             return controller
         }
-        for title in ["c", "b"] {
-            try other.performAndWait {
-                try #require(try other.fetch(FetchRequest<Row>()).first).title = title
-                try other.save()
-            }
-            context.performAndWait { for changes in collector.take() { context.merge(changes) } }
-        }
+        for title in ["c", "b"] { try saveTitle(title, in: other, mergingInto: context, through: collector) }
         context.performAndWait {
             // "b" again after "c" is a change of what is shown, not an echo of the first "b".
             #expect(recorder.batches.map { $0.rows.map(\.type) } == [[.update], [.update], [.update]])
             #expect(controller.fetchedObjects.map(\.title) == ["b"])
         }
+    }
+
+    /// Saves `title` as the row's title in `other`, then merges what it saved into `context`.
+    private func saveTitle(_ title: String, in other: ObjectContext, mergingInto context: ObjectContext,
+                           through collector: ChangeCollector) throws {
+        try other.performAndWait {
+            try #require(try other.fetch(FetchRequest<Row>()).first).title = title
+            try other.save()
+        }
+        context.performAndWait { for changes in collector.take() { context.merge(changes) } }
     }
 }
