@@ -80,28 +80,32 @@ extension FetchedResultsController {
                 // Moved, but still after the window's last result (a reorder far down the list).
                 if staysBelowWindow(id, changed: values, boundary: &boundary) { continue }
             }
-            // A result's shown values are what it holds now (a merge keeps unsaved local edits
-            // of the merged keys); other objects' are what the change set says.
-            let merged = values
-            var values = values
-            if let object = members[id]?.object, !object.isFault {
-                // (Copied only when one differs: a merged value is usually the one now held.)
-                for (key, value) in merged {
-                    let held = object.primitiveValue(forKey: key)
-                    if held != value { values[key] = held }
-                }
-            }
             // Values the controller has already taken in (an echo: a save of changes processed
-            // before, or of a manual reorder) change nothing it shows.
-            if let shown = shownValues[id] {
-                if values.allSatisfy({ shown[$0.key] == $0.value }) { continue }
-                shownValues[id]?.merge(values) { $1 }
-            } else if changes.versions[id] == nil || (members[id]?.object.hasChanges ?? true) {
-                // Remembered where a later change set may carry the same values again: this
-                // context's own save of them, or of its edits. Not for a store save merged into
-                // a result with no unsaved changes here (a follower of an import): nothing here
-                // will save those values again, and each would cost a dictionary.
-                shownValues[id] = values
+            // before, or of a manual reorder) change nothing it shows. They are remembered where
+            // a later change set may carry them again: this context's own save of them, or of its
+            // edits. Not for a store save merged into a result with no unsaved changes here (a
+            // follower of an import): nothing here will save those values again, and each would
+            // cost a dictionary; such an update needs no look at its values.
+            let object = members[id]?.object
+            let shown = shownValues.isEmpty ? nil : shownValues[id]
+            if shown != nil || (object?.hasChanges ?? true) || changes.versions[id] == nil {
+                // A result's shown values are what it holds now (a merge keeps unsaved local
+                // edits of the merged keys); other objects' are what the change set says.
+                let merged = values
+                var values = values
+                if let object, !object.isFault {
+                    // (Copied only when one differs: a merged value is usually the one now held.)
+                    for (key, value) in merged {
+                        let held = object.primitiveValue(forKey: key)
+                        if held != value { values[key] = held }
+                    }
+                }
+                if let shown {
+                    if values.allSatisfy({ shown[$0.key] == $0.value }) { continue }
+                    shownValues[id]?.merge(values) { $1 }
+                } else {
+                    shownValues[id] = values
+                }
             }
             touched.insert(id)
             updatedIDs.insert(id)

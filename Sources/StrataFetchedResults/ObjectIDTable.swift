@@ -1,13 +1,17 @@
 import Strata
 
-/// A map from object IDs to values that grows without ever rehashing what it holds: saved
-/// objects (permanent IDs, whose primary keys SQLite hands out in order from 1) live in pages of
-/// 1 024 slots per entity, found by the key itself; temporary IDs and very large keys live in a
-/// dictionary beside them.
+/// A map from object IDs to values that can grow to hundreds of thousands of entries without
+/// ever rehashing them all at once.
+///
+/// Entries start in a dictionary. Once an entity holds 4 096 saved objects whose primary keys
+/// are dense (SQLite hands them out in order from 1: at least one key in four of their range
+/// used), its saved objects move, once, to pages of 1 024 slots found by the key itself: from
+/// then on a new one costs at most a new page and a lookup no hashing. A page is freed when it
+/// empties. Temporary IDs, sparse entities (a filtered list over a large table: pages would
+/// mostly hold nothing) and very large keys stay in the dictionary.
 ///
 /// A controller following an import holds one entry per row. In a dictionary, each doubling
-/// moved every entry at once: at 100 000 rows one insert stalled the main queue for about
-/// 30 ms. Here a new row costs at most one new page, and a lookup no hashing.
+/// moved every entry at once: at 100 000 rows one merge held the main queue for about 30 ms.
 ///
 /// For example (inside the controller):
 /// ```swift
@@ -16,22 +20,34 @@ import Strata
 /// let held = members[id]?.object
 /// ```
 struct ObjectIDTable<Value> {
-    /// The pages of one entity's saved objects: slot `key % pageSize` of page `key / pageSize`;
-    /// a page not yet needed is empty.
-    private struct EntityPages {
-        let entity: EntityDescription
+    /// What the table knows of one entity's saved objects.
+    private struct EntityState {
+        /// Whether its saved objects (keys in the paged range) live in `pages`.
+        var isPaged = false
+        /// While not paged: how many of its saved objects are in the dictionary, and the range
+        /// of their keys (never narrowed: it only decides when to page).
+        var unpagedCount = 0
+        var lowestKey = Int64.max
+        var highestKey = Int64.min
+        /// While paged: slot `key % pageSize` of page `key / pageSize`; a page not in use is
+        /// empty. `pageCounts[p]` is how many slots of page `p` hold a value.
         var pages: [[Value?]] = []
+        var pageCounts: [Int] = []
     }
 
     private static var pageSize: Int { 1_024 }
-    /// Keys from this one up go to the dictionary, so a stray huge key cannot make the page
+    /// Keys from this one up stay in the dictionary, so a stray huge key cannot make the page
     /// list huge (65 536 pages at most: half a megabyte of page references).
     private static var pagedKeyLimit: Int64 { 1 << 26 }
+    /// How many saved objects of an entity the dictionary holds before the table considers
+    /// paging them.
+    private static var pagingThreshold: Int { 4_096 }
 
-    /// One per entity seen, found by identity: a controller's request names one entity and
-    /// perhaps a few subentities.
-    private var entities: [EntityPages] = []
-    /// Temporary IDs, and permanent ones with keys past the paged range.
+    /// By entity position in the model (`EntityDescription.modelIndex`, as IDs compare).
+    private var entities: [EntityState] = []
+    /// Entity descriptions by position, to rebuild IDs when iterating.
+    private var descriptions: [EntityDescription?] = []
+    /// Temporary IDs, saved objects of entities not paged, and keys past the paged range.
     private var others: [ObjectID: Value] = [:]
     /// How many entries the table holds.
     private(set) var count = 0
@@ -40,31 +56,23 @@ struct ObjectIDTable<Value> {
 
     /// The value stored for `id`, if any; setting `nil` removes it.
     subscript(id: ObjectID) -> Value? {
-        get {
-            guard let (page, slot) = Self.place(of: id) else { return others[id] }
-            guard let e = entities.firstIndex(where: { $0.entity === id.entity }), page < entities[e].pages.count,
-                  !entities[e].pages[page].isEmpty else { return nil }
-            return entities[e].pages[page][slot]
+        _read {   // (yields the stored value in place: a caller reading one field copies only that)
+            if let (e, page, slot) = pagedPlace(of: id) {
+                if page < entities[e].pages.count, !entities[e].pages[page].isEmpty {
+                    yield entities[e].pages[page][slot]
+                } else {
+                    yield nil
+                }
+            } else {
+                yield others[id]
+            }
         }
         set {
-            guard let (page, slot) = Self.place(of: id) else {
-                let hadValue: Bool
-                if let newValue { hadValue = others.updateValue(newValue, forKey: id) != nil } else { hadValue = others.removeValue(forKey: id) != nil }
-                count(replacing: hadValue, with: newValue != nil)
-                return
+            if let (e, page, slot) = pagedPlace(of: id) {
+                setPaged(newValue, entity: e, page: page, slot: slot)
+            } else {
+                setUnpaged(newValue, for: id)
             }
-            guard let e = pagesIndex(for: id.entity, creating: newValue != nil) else { return }
-            if page >= entities[e].pages.count {
-                guard newValue != nil else { return }
-                entities[e].pages.append(contentsOf: repeatElement([], count: page + 1 - entities[e].pages.count))
-            }
-            if entities[e].pages[page].isEmpty {
-                guard newValue != nil else { return }
-                entities[e].pages[page] = Array(repeating: nil, count: Self.pageSize)
-            }
-            let hadValue = entities[e].pages[page][slot] != nil
-            entities[e].pages[page][slot] = newValue
-            count(replacing: hadValue, with: newValue != nil)
         }
     }
 
@@ -82,34 +90,87 @@ struct ObjectIDTable<Value> {
     /// Whether any entry is held under a temporary ID.
     var hasTemporaryKeys: Bool { others.keys.contains { $0.isTemporary } }
 
-    /// Calls `body` with every ID and value (saved objects by entity and key, then the rest).
+    /// How many pages hold values (for tests and measurements: memory in use beyond the
+    /// dictionary is about this many × 1 024 slots).
+    var pagesInUse: Int { entities.reduce(0) { $0 + $1.pages.filter { !$0.isEmpty }.count } }
+
+    /// Calls `body` with every ID and value (paged objects by entity and key, then the rest).
     func forEach(_ body: (ObjectID, Value) throws -> Void) rethrows {
-        for entity in entities {
-            for (page, values) in entity.pages.enumerated() where !values.isEmpty {
+        for (e, state) in entities.enumerated() where state.isPaged {
+            guard let entity = descriptions[e] else { continue }
+            for (page, values) in state.pages.enumerated() where !values.isEmpty {
                 for (slot, value) in values.enumerated() {
                     guard let value else { continue }
-                    try body(ObjectID(entity: entity.entity, primaryKey: Int64(page * Self.pageSize + slot)), value)
+                    try body(ObjectID(entity: entity, primaryKey: Int64(page * Self.pageSize + slot)), value)
                 }
             }
         }
         for (id, value) in others { try body(id, value) }
     }
 
-    /// The page and slot of a permanent ID with a key in the paged range; `nil` for the others.
-    private static func place(of id: ObjectID) -> (page: Int, slot: Int)? {
-        guard let key = id.primaryKey, key >= 0, key < pagedKeyLimit else { return nil }
-        let k = Int(key)
-        return (k / pageSize, k % pageSize)
+    /// The key of a saved object, if it is one the table could page.
+    private static func pagedKey(of id: ObjectID) -> Int? {
+        guard id.entity.modelIndex >= 0, let key = id.primaryKey, key >= 0, key < pagedKeyLimit else { return nil }
+        return Int(key)
     }
 
-    private mutating func pagesIndex(for entity: EntityDescription, creating: Bool) -> Int? {
-        if let e = entities.firstIndex(where: { $0.entity === entity }) { return e }
-        guard creating else { return nil }
-        entities.append(EntityPages(entity: entity))
-        return entities.count - 1
+    /// Where `id` lives when its entity is paged; `nil` when it lives in the dictionary.
+    private func pagedPlace(of id: ObjectID) -> (entity: Int, page: Int, slot: Int)? {
+        guard let key = Self.pagedKey(of: id) else { return nil }
+        let e = id.entity.modelIndex
+        guard e < entities.count, entities[e].isPaged else { return nil }
+        return (e, key / Self.pageSize, key % Self.pageSize)
     }
 
-    private mutating func count(replacing hadValue: Bool, with hasValue: Bool) {
-        if hadValue != hasValue { count += hasValue ? 1 : -1 }
+    private mutating func setPaged(_ newValue: Value?, entity e: Int, page: Int, slot: Int) {
+        if page >= entities[e].pages.count {
+            guard newValue != nil else { return }
+            let missing = page + 1 - entities[e].pages.count
+            entities[e].pages.append(contentsOf: repeatElement([], count: missing))
+            entities[e].pageCounts.append(contentsOf: repeatElement(0, count: missing))
+        }
+        if entities[e].pages[page].isEmpty {
+            guard newValue != nil else { return }
+            entities[e].pages[page] = Array(repeating: nil, count: Self.pageSize)
+        }
+        let hadValue = entities[e].pages[page][slot] != nil
+        entities[e].pages[page][slot] = newValue
+        guard hadValue != (newValue != nil) else { return }
+        let change = newValue != nil ? 1 : -1
+        count += change
+        entities[e].pageCounts[page] += change
+        if entities[e].pageCounts[page] == 0 { entities[e].pages[page] = [] }   // freed when it empties
+    }
+
+    private mutating func setUnpaged(_ newValue: Value?, for id: ObjectID) {
+        let hadValue: Bool
+        if let newValue { hadValue = others.updateValue(newValue, forKey: id) != nil } else { hadValue = others.removeValue(forKey: id) != nil }
+        guard hadValue != (newValue != nil) else { return }
+        count += newValue != nil ? 1 : -1
+        guard let key = Self.pagedKey(of: id) else { return }
+        let e = id.entity.modelIndex
+        if e >= entities.count {
+            entities.append(contentsOf: repeatElement(EntityState(), count: e + 1 - entities.count))
+            descriptions.append(contentsOf: repeatElement(nil, count: e + 1 - descriptions.count))
+        }
+        descriptions[e] = id.entity
+        entities[e].unpagedCount += newValue != nil ? 1 : -1
+        guard newValue != nil else { return }
+        entities[e].lowestKey = min(entities[e].lowestKey, Int64(key))
+        entities[e].highestKey = max(entities[e].highestKey, Int64(key))
+        let state = entities[e]
+        if state.unpagedCount >= Self.pagingThreshold, Int64(state.unpagedCount) * 4 >= state.highestKey - state.lowestKey + 1 {
+            page(entity: e)
+        }
+    }
+
+    /// Moves entity `e`'s saved objects from the dictionary into pages (once: dense keys).
+    private mutating func page(entity e: Int) {
+        let moving = others.filter { id, _ in id.entity.modelIndex == e && Self.pagedKey(of: id) != nil }
+        for id in moving.keys { others[id] = nil }
+        count -= moving.count
+        entities[e].isPaged = true
+        entities[e].unpagedCount = 0
+        for (id, value) in moving { self[id] = value }
     }
 }

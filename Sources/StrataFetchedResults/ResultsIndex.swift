@@ -142,8 +142,7 @@ final class ResultsIndex {
     /// would; `nil` when an entry on the way holds no integer or was never read.
     private func integerRow(for value: Int64, ascending: Bool, id: ObjectID, in section: Section) -> (index: Int, found: Bool)? {
         var comparisons = 0
-        defer { statistics.comparisons += comparisons }
-        return section.entries.withUnsafeBufferPointer { entries -> (index: Int, found: Bool)? in
+        let found = section.entries.withUnsafeBufferPointer { entries -> (index: Int, found: Bool)? in
             var low = 0, high = entries.count
             while low < high {
                 let mid = (low + high) / 2
@@ -157,6 +156,8 @@ final class ResultsIndex {
             }
             return (low, false)
         }
+        if found != nil { statistics.comparisons += comparisons }   // (a search given up is counted by the general one)
+        return found
     }
 
     /// Where `object` (sorted with `values` and `id`) is: by binary search, or by a linear

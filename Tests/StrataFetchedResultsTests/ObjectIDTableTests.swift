@@ -9,10 +9,10 @@ struct ObjectIDTableTests {
     let rows = rowModel.entities.first { $0.name == "Row" }
     let lists = rowModel.entities.first { $0.name == "RowList" }
 
-    @Test func storesFindsAndRemovesAcrossPagesEntitiesAndKeyKinds() throws {
+    @Test func storesFindsAndRemovesAcrossEntitiesAndKeyKinds() throws {
         let rows = try #require(rows), lists = try #require(lists)
         var table = ObjectIDTable<Int>()
-        // Keys on both sides of a page boundary, the first key, two entities sharing a key,
+        // The first key, keys on both sides of a page boundary, two entities sharing a key,
         // and a key past the paged range.
         let ids = [ObjectID(entity: rows, primaryKey: 1), ObjectID(entity: rows, primaryKey: 1_023),
                    ObjectID(entity: rows, primaryKey: 1_024), ObjectID(entity: rows, primaryKey: 0),
@@ -22,7 +22,6 @@ struct ObjectIDTableTests {
         for (value, id) in ids.enumerated() { #expect(table[id] == value) }
         #expect(table[ObjectID(entity: rows, primaryKey: 2)] == nil)
         #expect(table[ObjectID(entity: lists, primaryKey: 1)] == nil)   // the same key, another entity
-        #expect(table[ObjectID(entity: lists, primaryKey: 5_000)] == nil)   // past the entity's pages
 
         table[ids[1]] = 41   // replacing is not adding
         #expect(table.count == ids.count)
@@ -38,6 +37,46 @@ struct ObjectIDTableTests {
         #expect(!table.hasTemporaryKeys)
     }
 
+    /// Dense keys move to pages once there are enough of them; a page is freed when it empties.
+    @Test func denseKeysArePagedAndEmptiedPagesFreed() throws {
+        let rows = try #require(rows)
+        var table = ObjectIDTable<Int>()
+        for key in 1...5_000 { table[ObjectID(entity: rows, primaryKey: Int64(key))] = key }
+        #expect(table.count == 5_000)
+        #expect(table.pagesInUse == 5)   // keys 1…5 000: pages 0…4
+        for key in 1...5_000 { #expect(table[ObjectID(entity: rows, primaryKey: Int64(key))] == key) }
+        for key in 1_024..<2_048 { table[ObjectID(entity: rows, primaryKey: Int64(key))] = nil }
+        #expect(table.pagesInUse == 4)
+        #expect(table.count == 5_000 - 1_024)
+        #expect(table[ObjectID(entity: rows, primaryKey: 1_500)] == nil)
+        table[ObjectID(entity: rows, primaryKey: 1_500)] = 7   // a page comes back when needed
+        #expect(table[ObjectID(entity: rows, primaryKey: 1_500)] == 7)
+        #expect(table.pagesInUse == 5)
+    }
+
+    /// A filtered list over a large table holds keys far apart: pages would hold almost nothing.
+    @Test func sparseKeysStayInTheDictionary() throws {
+        let rows = try #require(rows)
+        var table = ObjectIDTable<Int>()
+        for i in 0..<5_000 { table[ObjectID(entity: rows, primaryKey: Int64(i * 100))] = i }
+        #expect(table.count == 5_000)
+        #expect(table.pagesInUse == 0)
+        #expect(table[ObjectID(entity: rows, primaryKey: 4_200)] == 42)
+        #expect(table[ObjectID(entity: rows, primaryKey: 4_201)] == nil)
+    }
+
+    /// IDs compare by the entity's position in its model: an ID made with another instance of
+    /// the same model finds the same entry, as it would in a dictionary.
+    @Test func anotherInstanceOfTheModelNamesTheSameEntries() throws {
+        let rows = try #require(rows)
+        let twin = try ObjectModel(RowList.self, Row.self)
+        let twinRows = try #require(twin.entities.first { $0.name == "Row" })
+        var table = ObjectIDTable<Int>()
+        for key in 1...5_000 { table[ObjectID(entity: rows, primaryKey: Int64(key))] = key }
+        #expect(table[ObjectID(entity: twinRows, primaryKey: 77)] == 77)
+        #expect(ObjectID(entity: twinRows, primaryKey: 77) == ObjectID(entity: rows, primaryKey: 77))
+    }
+
     @Test func holdsTemporaryIDsBesideThePages() async throws {
         let directory = TemporaryDirectory()
         let coordinator = try await makeCoordinator(directory)
@@ -47,30 +86,32 @@ struct ObjectIDTableTests {
         var table = ObjectIDTable<String>()
         for (i, id) in temporaries.enumerated() { table[id] = "t\(i)" }
         let rows = try #require(rows)
-        table[ObjectID(entity: rows, primaryKey: 7)] = "p7"
-        #expect(table.count == 4)
+        for key in 1...5_000 { table[ObjectID(entity: rows, primaryKey: Int64(key))] = "p\(key)" }
+        #expect(table.count == 5_003)
         #expect(table.hasTemporaryKeys)
         #expect(Set(table.temporaryKeys) == Set(temporaries))
         #expect(table[temporaries[1]] == "t1")
         table[temporaries[1]] = nil
-        #expect(table.count == 3)
+        #expect(table.count == 5_002)
         #expect(Set(table.temporaryKeys) == [temporaries[0], temporaries[2]])
     }
 
-    /// Random sets and removals, checked against a dictionary after every step.
+    /// Random sets and removals over a dense entity (paged once it has enough), a sparse one and
+    /// huge keys, checked against a dictionary after every step.
     @Test(arguments: [1, 2, 3])
     func agreesWithADictionary(seed: UInt64) throws {
-        let entities = [try #require(rows), try #require(lists)]
+        let dense = try #require(rows), sparse = try #require(lists)
         var generator = SplitMix64(seed: seed)
         var table = ObjectIDTable<Int>()
         var oracle: [ObjectID: Int] = [:]
-        for step in 0..<4_000 {
-            let entity = entities[Int.random(in: 0..<2, using: &generator)]
-            // Mostly dense keys, sometimes huge ones.
-            let key = Int.random(in: 0..<10, using: &generator) == 0 ? Int64.random(in: (1 << 26)...(1 << 40), using: &generator)
-                                                                      : Int64.random(in: 0..<5_000, using: &generator)
-            let id = ObjectID(entity: entity, primaryKey: key)
-            if Bool.random(using: &generator) {
+        for step in 0..<20_000 {
+            let id: ObjectID
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: id = ObjectID(entity: sparse, primaryKey: Int64.random(in: 0..<1_000, using: &generator) * 1_000)
+            case 1: id = ObjectID(entity: dense, primaryKey: Int64.random(in: (1 << 26)...(1 << 40), using: &generator))
+            default: id = ObjectID(entity: dense, primaryKey: Int64.random(in: 0..<8_000, using: &generator))
+            }
+            if Int.random(in: 0..<3, using: &generator) > 0 {   // mostly sets, so the dense entity grows past the threshold
                 table[id] = step
                 oracle[id] = step
             } else {
@@ -79,6 +120,7 @@ struct ObjectIDTableTests {
             #expect(table.count == oracle.count)
             #expect(table[id] == oracle[id])
         }
+        #expect(table.pagesInUse > 0)   // the dense entity was paged on the way
         var seen: [ObjectID: Int] = [:]
         table.forEach { id, value in seen[id] = value }
         #expect(seen == oracle)

@@ -150,6 +150,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "EntityDescription(\(name))" }
+
+    /// The entity's position in its model, as object IDs compare it (two models built alike
+    /// number their entities alike); -1 before a model resolves it.
+    package var modelIndex: Int { index }
 }
 
 /// A property's position in its entity.
