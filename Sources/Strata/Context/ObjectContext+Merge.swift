@@ -116,7 +116,7 @@ extension ObjectContext {
                 // pairs it added and removed against it (the incoming ones are stored already).
                 if object.committedRelations[r] != nil, !entity.relationships[r].isToMany { object.committedRelations[r] = incoming }
                 if !editedHere {
-                    let previous = loadedToOneTargets(object)[r]
+                    let previous = object.relationValues[r].loadedToOneTarget   // (this one only, not a table of all)
                     object.relationValues[r] = incoming
                     // A merged to-one brings the loaded inverses of its old and new partners along.
                     if case .toOneID(let target) = incoming { adoptToOne(object, at: r, target: target, previous: previous ?? nil) }
