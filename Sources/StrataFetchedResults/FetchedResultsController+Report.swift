@@ -1,0 +1,55 @@
+import Strata
+
+extension FetchedResultsController {
+    /// The order of a batch's rows in ``reportOrder(_:_:)``, by precomputed integer keys: the
+    /// rows' positions, first to report first.
+    static func reportOrdering(_ rows: [FetchedRowChange]) -> [Int] {
+        func key(_ row: FetchedRowChange) -> (Int, Int, Int) {
+            switch row.type {
+            case .delete:
+                let path = row.indexPath ?? .init(section: 0, row: 0)
+                return (0, -path.section, -path.row)
+            case .insert, .move:
+                let path = row.newIndexPath ?? .init(section: 0, row: 0)
+                return (1, path.section, path.row)
+            case .update:
+                let path = row.newIndexPath ?? .init(section: 0, row: 0)
+                return (2, path.section, path.row)
+            }
+        }
+        let keys = rows.map(key)
+        return keys.indices.sorted { keys[$0] < keys[$1] }
+    }
+
+    /// Deletes (last first), then inserts and moves (by new path), then updates.
+    static func reportOrder(_ a: FetchedRowChange, _ b: FetchedRowChange) -> Bool {
+        func rank(_ type: FetchedResultsChangeType) -> Int {
+            switch type {
+            case .delete: 0
+            case .insert, .move: 1
+            case .update: 2
+            }
+        }
+        if rank(a.type) != rank(b.type) { return rank(a.type) < rank(b.type) }
+        if a.type == .delete { return (a.indexPath ?? .init(section: 0, row: 0)) > (b.indexPath ?? .init(section: 0, row: 0)) }
+        return (a.newIndexPath ?? .init(section: 0, row: 0)) < (b.newIndexPath ?? .init(section: 0, row: 0))
+    }
+
+    /// Tells the delegate about one batch, its objects found in `objects` or among the results.
+    func report(_ changes: FetchedResultsChanges, objects: [ObjectID: ManagedObject]) {
+        report(changes) { _, change in objects[change.objectID] ?? members[change.objectID]?.object }
+    }
+
+    /// Tells the delegate about one batch; `object` gives the object of the row at a position.
+    func report(_ changes: FetchedResultsChanges, object: (Int, FetchedRowChange) -> ManagedObject?) {
+        guard !changes.isEmpty, let delegate else { return }
+        delegate.controllerWillChangeContent(self)
+        for change in changes.sections { delegate.controller(self, didChangeSection: change.name, at: change.index, for: change.type) }
+        for (row, change) in changes.rows.enumerated() {
+            guard let object = object(row, change) as? Object else { continue }
+            delegate.controller(self, didChange: object, at: change.indexPath, for: change.type, newIndexPath: change.newIndexPath)
+        }
+        delegate.controllerDidChangeContent(self)
+        delegate.controller(self, didChangeContentWith: changes)
+    }
+}
