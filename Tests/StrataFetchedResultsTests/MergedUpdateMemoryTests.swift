@@ -8,13 +8,8 @@ import Testing
 @Suite("Merged updates and shown values")
 struct MergedUpdateMemoryTests {
     @Test func mergedSavesIntoCleanResultsAreReportedAndNotRemembered() async throws {
-        let directory = TemporaryDirectory()
-        let coordinator = try await makeCoordinator(directory)
-        let context = ObjectContext(.privateQueue, coordinator: coordinator)
-        let other = ObjectContext(.privateQueue, coordinator: coordinator)
-        let collector = ChangeCollector()
-        let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
-        defer { token.cancel() }
+        let store = try await TwoContexts()
+        let context = store.context
         let recorder = Recorder()
         let (controller, id) = try context.performAndWait {
             let row = context.insert(Row.self); row.title = "a"; row.rank = 1
@@ -24,7 +19,10 @@ struct MergedUpdateMemoryTests {
             try controller.performFetch()
             return (controller, row.objectID)
         }
-        for title in ["b", "a", "b"] { try saveTitle(title, in: other, mergingInto: context, through: collector) }
+        for title in ["b", "a", "b"] {
+            try store.saveTitleInOther(title)
+            store.mergeOthersSaves()
+        }
         context.performAndWait {
             // Each merge changed what the list shows, back and forth: each is an update.
             #expect(recorder.batches.map { $0.rows.map(\.type) } == [[.update], [.update], [.update]])
@@ -34,13 +32,8 @@ struct MergedUpdateMemoryTests {
     }
 
     @Test func valuesShownBeforeAMergeAreKeptUpToDate() async throws {
-        let directory = TemporaryDirectory()
-        let coordinator = try await makeCoordinator(directory)
-        let context = ObjectContext(.privateQueue, coordinator: coordinator)
-        let other = ObjectContext(.privateQueue, coordinator: coordinator)
-        let collector = ChangeCollector()
-        let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
-        defer { token.cancel() }
+        let store = try await TwoContexts()
+        let context = store.context
         let recorder = Recorder()
         let controller = try context.performAndWait {
             let row = context.insert(Row.self); row.title = "a"; row.rank = 1
@@ -53,21 +46,14 @@ struct MergedUpdateMemoryTests {
             try context.save()                // an echo
             return controller
         }
-        for title in ["c", "b"] { try saveTitle(title, in: other, mergingInto: context, through: collector) }
+        for title in ["c", "b"] {
+            try store.saveTitleInOther(title)
+            store.mergeOthersSaves()
+        }
         context.performAndWait {
             // "b" again after "c" is a change of what is shown, not an echo of the first "b".
             #expect(recorder.batches.map { $0.rows.map(\.type) } == [[.update], [.update], [.update]])
             #expect(controller.fetchedObjects.map(\.title) == ["b"])
         }
-    }
-
-    /// Saves `title` as the row's title in `other`, then merges what it saved into `context`.
-    private func saveTitle(_ title: String, in other: ObjectContext, mergingInto context: ObjectContext,
-                           through collector: ChangeCollector) throws {
-        try other.performAndWait {
-            try #require(try other.fetch(FetchRequest<Row>()).first).title = title
-            try other.save()
-        }
-        context.performAndWait { for changes in collector.take() { context.merge(changes) } }
     }
 }

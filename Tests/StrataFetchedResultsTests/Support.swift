@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataFetchedResults
+import Testing
 
 final class RowList: ManagedObject {
     @Attribute("name") var name = ""
@@ -171,4 +172,36 @@ func applyEvents(_ recorder: Recorder, from start: Int, to model: inout ListMode
 final class ChangeCollector: Sendable {
     let sets = Locked<[ChangeSet]>([])
     func take() -> [ChangeSet] { sets.withLock { let all = $0; $0 = []; return all } }
+}
+
+/// A store with two private contexts: `context`, the one a test watches, and `other`, whose
+/// saves are collected so the test decides when they merge into `context`.
+struct TwoContexts {
+    let directory = TemporaryDirectory()
+    let coordinator: StoreCoordinator
+    let context: ObjectContext
+    let other: ObjectContext
+    let collector = ChangeCollector()
+    /// Collects `other`'s change sets while the fixture lives (cancelled when dropped).
+    private let observation: ChangeObservation
+
+    init() async throws {
+        coordinator = try await makeCoordinator(directory)
+        context = ObjectContext(.privateQueue, coordinator: coordinator)
+        other = ObjectContext(.privateQueue, coordinator: coordinator)
+        observation = other.observeChanges { [collector] changes in collector.sets.withLock { $0.append(changes) } }
+    }
+
+    /// Sets the first row's title in `other` and saves it (collected, not yet merged).
+    func saveTitleInOther(_ title: String) throws {
+        try other.performAndWait {
+            try #require(try other.fetch(FetchRequest<Row>()).first).title = title
+            try other.save()
+        }
+    }
+
+    /// Merges into `context` what `other` saved since the last merge.
+    func mergeOthersSaves() {
+        context.performAndWait { for changes in collector.take() { context.merge(changes) } }
+    }
 }

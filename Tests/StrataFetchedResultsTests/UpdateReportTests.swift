@@ -10,13 +10,8 @@ struct UpdateReportTests {
     /// A value set and set back before a save (or set to what it was) leaves the save's change
     /// set with no changed key for that object: nothing shown changed, nothing is reported.
     @Test func anUpdateWithoutChangedKeysIsNotReported() async throws {
-        let directory = TemporaryDirectory()
-        let coordinator = try await makeCoordinator(directory)
-        let context = ObjectContext(.privateQueue, coordinator: coordinator)
-        let other = ObjectContext(.privateQueue, coordinator: coordinator)
-        let collector = ChangeCollector()
-        let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
-        defer { token.cancel() }
+        let store = try await TwoContexts()
+        let context = store.context, other = store.other, collector = store.collector
         let recorder = Recorder()
         let controller = try context.performAndWait {
             let row = context.insert(Row.self); row.title = "a"; row.rank = 1
@@ -80,13 +75,8 @@ struct UpdateReportTests {
     /// edit: the object shows what it showed, so the merge is not an update, and the later save
     /// of the edit (already shown) is an echo.
     @Test func aMergeUnderAnUnsavedEditOfTheSameKeyIsNotAnUpdate() async throws {
-        let directory = TemporaryDirectory()
-        let coordinator = try await makeCoordinator(directory)
-        let context = ObjectContext(.privateQueue, coordinator: coordinator)
-        let other = ObjectContext(.privateQueue, coordinator: coordinator)
-        let collector = ChangeCollector()
-        let token = other.observeChanges { changes in collector.sets.withLock { $0.append(changes) } }
-        defer { token.cancel() }
+        let store = try await TwoContexts()
+        let context = store.context, other = store.other, collector = store.collector
         let recorder = Recorder()
         let (controller, row) = try context.performAndWait {
             let row = context.insert(Row.self); row.title = "a"; row.rank = 1
