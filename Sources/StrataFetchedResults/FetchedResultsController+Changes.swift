@@ -14,11 +14,7 @@ extension FetchedResultsController {
         // Which of our objects the batch touches (by current ID).
         var touched = Set<ObjectID>()
         func rekey(_ temporary: ObjectID, _ permanent: ObjectID) {
-            if let member = members.removeValue(forKey: temporary) {
-                members[permanent] = member
-                setHeldKey(permanent, of: member.object)
-                touched.insert(permanent)
-            }
+            if moveResult(from: temporary, to: permanent) { touched.insert(permanent) }
             if let shown = shownValues.removeValue(forKey: temporary) { shownValues[permanent] = shown }
         }
         if members.count + shownValues.count < changes.permanentIDs.count {
@@ -138,9 +134,7 @@ extension FetchedResultsController {
                 // An object already held under an older ID (its new ID told before the mapping
                 // reached us, e.g. by another observer's follow-up) is re-keyed, never added twice.
                 let id = work[i].id
-                if let oldKey = heldKey(of: object), oldKey != id, let member = members.removeValue(forKey: oldKey) {
-                    members[id] = member
-                    setHeldKey(id, of: object)
+                if let oldKey = heldKey(of: object), oldKey != id, moveResult(from: oldKey, to: id) {
                     if let shown = shownValues.removeValue(forKey: oldKey) { shownValues[id] = shown }
                     rekeyed = true
                 }

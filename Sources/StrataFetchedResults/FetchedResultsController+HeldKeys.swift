@@ -24,4 +24,19 @@ extension FetchedResultsController {
             unmatchedKeys[ObjectIdentifier(object)] = nil
         }
     }
+
+    /// Moves the result held under `oldKey` to `newKey` (its new ID), recording the key it is
+    /// held under; returns whether there was one. The one place a result changes key, so
+    /// ``members`` and ``unmatchedKeys`` move together.
+    ///
+    /// For example (inside the controller):
+    /// ```swift
+    /// if moveResult(from: temporary, to: permanent) { touched.insert(permanent) }
+    /// ```
+    func moveResult(from oldKey: ObjectID, to newKey: ObjectID) -> Bool {
+        guard let member = members.removeValue(forKey: oldKey) else { return false }
+        members[newKey] = member
+        setHeldKey(newKey, of: member.object)
+        return true
+    }
 }

@@ -64,6 +64,7 @@ final class ResultsIndex {
         self.evaluator = evaluator
         self.readKeys = Array(evaluator.readKeys)
         self.isSectioned = isSectioned
+        // The key's direction, read from how it orders 0 and 1 (integers compare naturally).
         self.onlyKeyAscending = evaluator.sortKeyCount == 1 ? evaluator.compareValue(.integer(0), .integer(1), key: 0) < 0 : nil
         if !isSectioned { sections = [Section(name: "", key: .null)] }
     }

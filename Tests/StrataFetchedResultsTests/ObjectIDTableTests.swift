@@ -12,8 +12,8 @@ struct ObjectIDTableTests {
     @Test func storesFindsAndRemovesAcrossEntitiesAndKeyKinds() throws {
         let rows = try #require(rows), lists = try #require(lists)
         var table = ObjectIDTable<Int>()
-        // The first key, keys on both sides of a page boundary, two entities sharing a key,
-        // and a key past the paged range.
+        // The first key, two entities sharing a key, and a key past the paged range. (Too few
+        // to be paged: the dictionary side; pages are `denseKeysArePagedAndEmptiedPagesFreed`'s.)
         let ids = [ObjectID(entity: rows, primaryKey: 1), ObjectID(entity: rows, primaryKey: 1_023),
                    ObjectID(entity: rows, primaryKey: 1_024), ObjectID(entity: rows, primaryKey: 0),
                    ObjectID(entity: lists, primaryKey: 1_024), ObjectID(entity: rows, primaryKey: 1 << 40)]
