@@ -11,14 +11,8 @@ struct MergedUpdateMemoryTests {
         let store = try await TwoContexts()
         let context = store.context
         let recorder = Recorder()
-        let (controller, id) = try context.performAndWait {
-            let row = context.insert(Row.self); row.title = "a"; row.rank = 1
-            try context.save()
-            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: context)
-            controller.delegate = recorder
-            try controller.performFetch()
-            return (controller, row.objectID)
-        }
+        let (controller, row) = try store.listOfOneSavedRow(reportingTo: recorder)
+        let id = context.performAndWait { row.objectID }
         for title in ["b", "a", "b"] {
             try store.saveTitleInOther(title)
             store.mergeOthersSaves()
@@ -35,16 +29,11 @@ struct MergedUpdateMemoryTests {
         let store = try await TwoContexts()
         let context = store.context
         let recorder = Recorder()
-        let controller = try context.performAndWait {
-            let row = context.insert(Row.self); row.title = "a"; row.rank = 1
-            try context.save()
-            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: context)
-            controller.delegate = recorder
-            try controller.performFetch()
+        let (controller, row) = try store.listOfOneSavedRow(reportingTo: recorder)
+        try context.performAndWait {
             row.title = "b"
             context.processPendingChanges()   // shown: "b"
             try context.save()                // an echo
-            return controller
         }
         for title in ["c", "b"] {
             try store.saveTitleInOther(title)

@@ -192,6 +192,19 @@ struct TwoContexts {
         observation = other.observeChanges { [collector] changes in collector.sets.withLock { $0.append(changes) } }
     }
 
+    /// Saves one row (title "a", rank 1) in `context` and lists it by rank, reporting to
+    /// `recorder`: the list a test then changes.
+    func listOfOneSavedRow(reportingTo recorder: Recorder) throws -> (controller: FetchedResultsController<Row>, row: Row) {
+        try context.performAndWait {
+            let row = context.insert(Row.self); row.title = "a"; row.rank = 1
+            try context.save()
+            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: context)
+            controller.delegate = recorder
+            try controller.performFetch()
+            return (controller, row)
+        }
+    }
+
     /// Sets the first row's title in `other` and saves it (collected, not yet merged).
     func saveTitleInOther(_ title: String) throws {
         try other.performAndWait {

@@ -13,16 +13,11 @@ struct UpdateReportTests {
         let store = try await TwoContexts()
         let context = store.context, other = store.other, collector = store.collector
         let recorder = Recorder()
-        let controller = try context.performAndWait {
-            let row = context.insert(Row.self); row.title = "a"; row.rank = 1
-            try context.save()
-            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: context)
-            controller.delegate = recorder
-            try controller.performFetch()
+        let (controller, row) = try store.listOfOneSavedRow(reportingTo: recorder)
+        try context.performAndWait {
             row.title = "b"
             row.title = "a"
             try context.save()
-            return controller
         }
         try other.performAndWait {
             let row = try #require(try other.fetch(FetchRequest<Row>()).first)
@@ -78,15 +73,10 @@ struct UpdateReportTests {
         let store = try await TwoContexts()
         let context = store.context, other = store.other, collector = store.collector
         let recorder = Recorder()
-        let (controller, row) = try context.performAndWait {
-            let row = context.insert(Row.self); row.title = "a"; row.rank = 1
-            try context.save()
-            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: context)
-            controller.delegate = recorder
-            try controller.performFetch()
+        let (controller, row) = try store.listOfOneSavedRow(reportingTo: recorder)
+        context.performAndWait {
             row.title = "local"
             context.processPendingChanges()
-            return (controller, row)
         }
         try other.performAndWait {
             try #require(try other.fetch(FetchRequest<Row>()).first).title = "remote"
