@@ -2,7 +2,7 @@
 # Runs the tests under ThreadSanitizer.
 #
 #   scripts/tsan.sh           every test (slow: TSan costs ~5-15x)
-#   scripts/tsan.sh --short   the concurrency tests (deadlock interleavings, the seeded stress
+#   scripts/tsan.sh --short   the concurrency tests (perform on the caller's thread, deadlock interleavings, the seeded stress
 #                             and invariant tests, two coordinators on one file, debug-mode
 #                             traps), the stacks' conformance suite and the fetched-results
 #                             tests, with fewer iterations: what CI runs
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 filter=()
 if [[ "${1:-}" == "--short" ]]; then
-    filter=(--filter 'DeadlockTests|StressTests|InvariantTests|TwoCoordinatorTests|ConcurrencyDebugTests|StrataStacksTests|StrataFetchedResultsTests')
+    filter=(--filter 'ContextExecutorTests|DeadlockTests|StressTests|InvariantTests|TwoCoordinatorTests|ConcurrencyDebugTests|StrataStacksTests|StrataFetchedResultsTests')
     export STRATA_DEADLOCK_ITERATIONS="${STRATA_DEADLOCK_ITERATIONS:-500}"
     export STRATA_STRESS_STEPS="${STRATA_STRESS_STEPS:-100}"
 fi

@@ -300,10 +300,10 @@ final class WeakObjects: @unchecked Sendable {  // safe: written and read on one
         let dir = TemporaryDirectory()
         let (coordinator, _) = try await makeStore(dir)
         let weak = WeakObjects()
-        let queue: DispatchQueue
+        let queue: ContextQueue
         do {
             let context = ObjectContext(.privateQueue, coordinator: coordinator)
-            queue = context.queue.queue
+            queue = context.queue
             try await context.perform {
                 let folder = context.insert(Folder.self)
                 let note = context.insert(Note.self)

@@ -5,7 +5,8 @@ import Testing
 
 /// `ObjectContext.executor`: a task that prefers it runs on the context's queue, where
 /// `perform` runs its block at once (Core Data's `.immediate` schedule) instead of queueing it
-/// behind the queue's earlier work; called from anywhere else, `perform` still queues.
+/// behind the queue's earlier work. From Swift's global executor `perform` runs the block on
+/// the calling thread while a private queue is idle; from elsewhere it queues.
 @Suite struct ContextExecutorTests {
     /// Code of a task that prefers the executor runs on the context's queue, before and after
     /// each `perform`, and may touch the context directly (the debug check passes).
@@ -37,14 +38,14 @@ import Testing
         let (coordinator, context) = try await makeStore(dir)
         let queuedBlockRan = Flag()
         let seenOnQueue = try await withTaskExecutorPreference(context.executor) {
-            context.queue.queue.async { queuedBlockRan.set(true) }
+            context.queue.async { queuedBlockRan.set(true) }
             return try await context.perform { queuedBlockRan.isSet }
         }
         #expect(seenOnQueue == false, "perform on the context's queue waited for the queue's earlier work")
         queuedBlockRan.set(false)
         let gate = DispatchSemaphore(value: 0)
-        context.queue.queue.async { gate.wait() }   // holds the queue until the next block is queued
-        context.queue.queue.async { queuedBlockRan.set(true) }
+        context.queue.async { gate.wait() }   // holds the queue until the next block is queued
+        context.queue.async { queuedBlockRan.set(true) }
         gate.signal()
         let seenElsewhere = try await context.perform { queuedBlockRan.isSet }
         #expect(seenElsewhere == true, "perform from elsewhere ran before the queue's earlier work")
@@ -68,6 +69,60 @@ import Testing
         let reader = ObjectContext(.privateQueue, coordinator: coordinator)
         let titles = try await reader.perform { try reader.fetch(FetchRequest<Note>()).map(\.title) }
         #expect(Set(titles) == Set((0..<200).map { "saved \($0)" }))
+        try coordinator.close()
+    }
+
+    /// From a task on Swift's global executor, `perform` on an idle private context runs its
+    /// block in the calling task (no hop), holding the queue: the debug check passes.
+    @Test func performFromTheGlobalExecutorOnAnIdleQueueRunsInTheCallingTask() async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator, checksQueueAccess: true)
+        let ranInTask = try await Task.detached {
+            try await context.perform {
+                context.insert(Note.self).title = "inline"   // traps if the queue is not held
+                try context.save()
+                return withUnsafeCurrentTask { $0 != nil } && context.queue.isCurrent
+            }
+        }.value
+        #expect(ranInTask, "perform hopped to the queue although it was idle")
+        try coordinator.close()
+    }
+
+    /// From the main actor, a private context's `perform` hands its block to the queue: the main
+    /// queue never runs a private context's work.
+    @MainActor @Test func performFromTheMainActorHandsTheBlockOver() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let ranInTask = try await context.perform { withUnsafeCurrentTask { $0 != nil } }
+        #expect(!ranInTask, "a private context's block ran on the main actor")
+        try coordinator.close()
+    }
+
+    /// A block queued while `perform` runs on the calling thread waits until that run ends.
+    @Test func aBlockQueuedDuringARunOnTheCallersThreadWaitsForIt() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let started = DispatchSemaphore(value: 0)
+        let queued = DispatchSemaphore(value: 0)
+        let queuedBlockRan = Flag()
+        DispatchQueue.global().async {
+            started.wait()
+            context.queue.async { queuedBlockRan.set(true) }
+            queued.signal()
+        }
+        let (inline, ranDuringRun) = try await Task.detached {
+            try await context.perform {
+                started.signal()
+                queued.wait()
+                usleep(50_000)   // time enough for an idle dispatch queue to start the block
+                return (withUnsafeCurrentTask { $0 != nil }, queuedBlockRan.isSet)
+            }
+        }.value
+        #expect(inline, "perform hopped to the queue although it was idle")
+        #expect(!ranDuringRun, "a queued block ran while perform held the queue on the caller's thread")
+        let ranAfter = try await context.perform { queuedBlockRan.isSet }
+        #expect(ranAfter)
         try coordinator.close()
     }
 

@@ -68,7 +68,7 @@ import Testing
         // Across coordinators nothing merges by itself: each side merges the other's saves.
         @Sendable func mergeAsync(_ changes: ChangeSet, into worker: StressWorker) {
             let context = worker.context
-            context.queue.queue.async {
+            context.queue.async {
                 context.merge(changes)
                 ledger.checkGraph(of: context, "seed \(seed), \(context.name) after a merge", watchdog: watchdog)
             }

@@ -276,21 +276,36 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// `body` at once, as Core Data's `perform(schedule: .immediate)` does; elsewhere it
     /// queues `body` behind the queue's earlier work and waits for it.
     ///
+    /// Called from Swift's global executor (code isolated to no actor, in a task with no
+    /// executor preference) while a private context's queue is idle, it runs `body` at once
+    /// on the calling thread, holding the queue as its own block would, the way a call into
+    /// an idle actor runs: no thread hop. Blocks queued meanwhile wait for it. Callers on
+    /// the main actor or on another actor always hand `body` over, so the main queue never
+    /// runs a private context's work.
+    ///
     /// For example:
     /// ```swift
     /// let count = try await context.perform { try context.count(for: FetchRequest<Note>()) }
     /// ```
     nonisolated(nonsending) public func perform<T>(_ body: sending @escaping () throws -> sending T) async throws -> sending T {
         if queue.isCurrent { return try body() }
+        let isolation = #isolation
+        if isolation == nil, Self.runsOnGlobalExecutor, let result = try queue.runIfIdle(body) { return result }
         let work = Transfer(value: body)
         let result: Transfer<Result<T, any Error>> = await withCheckedContinuation { continuation in
-            queue.queue.async {
+            queue.async {
                 let outcome: Result<T, any Error>
-                do { outcome = .success(try self.queue.timed(work.value)) } catch { outcome = .failure(error) }
+                do { outcome = .success(try work.value()) } catch { outcome = .failure(error) }
                 continuation.resume(returning: Transfer(value: outcome))
             }
         }
         return try result.value.get()
+    }
+
+    /// Whether the current task runs on Swift's global executor (no task executor preference),
+    /// not on the main queue.
+    private static var runsOnGlobalExecutor: Bool {
+        withUnsafeCurrentTask { $0 != nil && $0?.unownedTaskExecutor == nil } && !MainQueue.isCurrent
     }
 
     /// Runs `body` on the context's queue and waits for it. Re-entrant: called on the
