@@ -60,21 +60,29 @@ extension FetchedResultsController {
         let readKeys = window ? index.readKeys : []
         var updatedIDs = Set<ObjectID>()
         let spareIDs = spares.isEmpty ? [] : Set(spares.map(\.id))   // held like results (a few)
+        // A window's held objects (results and spares) that the batch updates, found from the
+        // held side: a few lookups, so that an update elsewhere needs no lookup of its own.
+        let heldUpdated = window && !changes.updated.isEmpty ? updatedHeldObjects(changes, spareIDs: spareIDs) : []
         var lastUnreadKey: String?   // the key of the last one-key update that no read key names
         for (id, values) in changes.updated where isOurs(id) {
             // No changed key (a value set back to what was saved, or to what it was): nothing
             // shown changed.
             if values.isEmpty { continue }
-            if window, members[id] == nil, spareIDs.isEmpty || !spareIDs.contains(id) {
+            if window {
                 // An import's second pass changes one key of every object: it is checked once.
+                let readsNone: Bool
                 if values.count == 1, let key = values.keys.first {
-                    if key == lastUnreadKey { continue }
-                    if !readKeys.contains(key) { lastUnreadKey = key; continue }
-                } else if values.keys.allSatisfy({ !readKeys.contains($0) }) {
-                    continue
+                    readsNone = key == lastUnreadKey || !readKeys.contains(key)
+                    if readsNone { lastUnreadKey = key }
+                } else {
+                    readsNone = values.keys.allSatisfy { !readKeys.contains($0) }
                 }
-                // Moved, but still after the window's last result (a reorder far down the list).
-                if staysBelowWindow(id, changed: values, boundary: &boundary) { continue }
+                let held = !heldUpdated.isEmpty && heldUpdated.contains(id)
+                if !held {
+                    if readsNone { continue }
+                    // Moved, but still after the window's last result (a reorder far down the list).
+                    if staysBelowWindow(id, changed: values, boundary: &boundary) { continue }
+                }
             }
             // Values the controller has already taken in (an echo: a save of changes processed
             // before, or of a manual reorder) change nothing it shows. They are remembered where
@@ -287,6 +295,19 @@ extension FetchedResultsController {
         let order = Self.reportOrdering(rows)
         guard !suppressing else { return }
         report(FetchedResultsChanges(sections: sectionChanges, rows: order.map { rows[$0] })) { row, _ in rowObjects[order[row]] }
+    }
+
+    /// The IDs of a window's results and spares that `changes` updates, looked up from the
+    /// smaller side (a window holds a few objects; an import's batch updates thousands).
+    private func updatedHeldObjects(_ changes: ChangeSet, spareIDs: Set<ObjectID>) -> Set<ObjectID> {
+        var held = Set<ObjectID>()
+        if members.count + spareIDs.count <= changes.updated.count {
+            members.forEach { id, _ in if changes.updated[id] != nil { held.insert(id) } }
+            for id in spareIDs where changes.updated[id] != nil { held.insert(id) }
+        } else {
+            for id in changes.updated.keys where members[id] != nil || spareIDs.contains(id) { held.insert(id) }
+        }
+        return held
     }
 
     /// Gives the entry at `path` a new ID (temporary → permanent) in place when its untouched
