@@ -126,6 +126,69 @@ import Testing
         try coordinator.close()
     }
 
+    /// While a block holds the queue, `perform` from the global executor does not overtake it:
+    /// the block is handed over and runs after it.
+    @Test func performFromTheGlobalExecutorWaitsForABlockAlreadyQueued() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let blockFinished = Flag()
+        context.queue.async {
+            // Holds the queue until a second block is queued behind it (perform's hand-over),
+            // or 10 s: a perform that waited for the queue's lock instead would queue nothing.
+            let deadline = DispatchTime.now() + 10
+            while context.queue.unfinishedBlocks < 2, DispatchTime.now() < deadline { usleep(1_000) }
+            blockFinished.set(true)
+        }
+        let (inTask, sawBlockFinished) = try await Task.detached {
+            try await context.perform { (withUnsafeCurrentTask { $0 != nil }, blockFinished.isSet) }
+        }.value
+        #expect(!inTask, "perform ran on the caller's thread while the queue was busy")
+        #expect(sawBlockFinished, "perform overtook a block queued before it")
+        try coordinator.close()
+    }
+
+    /// Inside a run on the caller's thread the context is re-entrant (`performAndWait` runs
+    /// inline), another context's block does not see it as current, and the run counts as
+    /// busy time.
+    @Test func aRunOnTheCallersThreadIsReentrantScopedAndTimed() async throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try await StoreCoordinator(model: testModel, store: .sqlite(dir.file()))
+        let context = ObjectContext(.privateQueue, coordinator: coordinator, checksQueueAccess: true)
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        let busyBefore = context.busySeconds
+        let (inTask, nested, currentInOther) = try await Task.detached {
+            try await context.perform {
+                let nested = context.performAndWait { context.queue.isCurrent }
+                let currentInOther = other.performAndWait { context.queue.isCurrent }
+                usleep(2_000)
+                return (withUnsafeCurrentTask { $0 != nil }, nested, currentInOther)
+            }
+        }.value
+        #expect(inTask)
+        #expect(nested, "performAndWait inside the run did not see its own context as current")
+        #expect(!currentInOther, "another context's block saw this context as current")
+        #expect(context.busySeconds - busyBefore >= 0.002, "the run did not count as busy time")
+        try coordinator.close()
+    }
+
+    /// A task started at once (`Task.immediate`) inside another context's block, and a child
+    /// context's `perform`, hand the block over: neither runs it on a thread that holds, or
+    /// may wait on, another queue.
+    @Test func performHandsOverInsideAnotherContextsBlockAndForAChild() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        let task = other.performAndWait {
+            Task.immediate { try await context.perform { withUnsafeCurrentTask { $0 != nil } } }
+        }
+        let ranInTask = try await task.value
+        #expect(!ranInTask, "perform ran inside another context's block")
+        let child = ObjectContext(.privateQueue, parent: context)
+        let childInTask = try await Task.detached { try await child.perform { withUnsafeCurrentTask { $0 != nil } } }.value
+        #expect(!childInTask, "a child context's perform ran on the caller's thread")
+        try coordinator.close()
+    }
+
     /// A main-queue context's `perform` called on the main actor runs at once too.
     @MainActor @Test func aMainQueueContextsPerformOnTheMainActorRunsAtOnce() async throws {
         let dir = TemporaryDirectory()

@@ -27,6 +27,10 @@ final class ContextQueue: TaskExecutor {
     /// Blocks submitted and not yet finished, and a run on a caller's thread (private queues).
     private let outstanding = Atomic<Int>(0)
 
+    /// Blocks of a private queue submitted and not yet finished (a run on a caller's thread
+    /// included); 0 for the main queue. For tests and diagnostics.
+    var unfinishedBlocks: Int { outstanding.load(ordering: .acquiring) }
+
     /// Held by whichever block of a private queue is running (none for the main queue).
     private let gate: QueueGate?
 
@@ -60,15 +64,23 @@ final class ContextQueue: TaskExecutor {
     private let busyNanoseconds = Atomic<UInt64>(0)
     var busySeconds: Double { Double(busyNanoseconds.load(ordering: .relaxed)) / 1e9 }
 
+    /// Whether the calling thread holds no context queue: it runs no queue's block, neither on
+    /// that queue nor on a caller's thread (the main queue counts as held).
+    static var threadHoldsNone: Bool {
+        DispatchQueue.getSpecific(key: MainQueue.key) == nil && InlineRun.current == nil
+    }
+
     /// Runs `body` on the queue and waits; inline when already on it (re-entrant).
     func sync<T>(_ body: () throws -> T) rethrows -> T {
         if isCurrent { return try body() }
-        guard let gate else { return try queue.sync { try timed(body) } }
+        guard let gate else { return try queue.sync { try InlineRun.outside { try timed(body) } } }
         outstanding.add(1, ordering: .acquiring)
         return try queue.sync {
             gate.lock()
             defer { finish(gate) }
-            return try timed(body)
+            // A block run on a caller's thread that waits here is not current inside `body`,
+            // as a queue's block is not: the answer must not depend on where the waiter ran.
+            return try InlineRun.outside { try timed(body) }
         }
     }
 
@@ -92,10 +104,15 @@ final class ContextQueue: TaskExecutor {
 
     /// Runs `body` at once on the calling thread when this private queue is idle (nothing
     /// queued, nothing running) and answers its result; answers `nil` without running it
-    /// otherwise, and always on the main queue. Blocks queued while it runs wait for it.
+    /// otherwise, and always on the main queue. The gate is taken first, then the count: a
+    /// block queued afterwards waits for `body`, and one queued before makes the count
+    /// non-zero, so `body` is handed over instead.
     func runIfIdle<T>(_ body: () throws -> T) rethrows -> T? {
-        guard let gate, outstanding.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else { return nil }
-        gate.lock()
+        guard let gate, gate.tryLock() else { return nil }
+        guard outstanding.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else {
+            gate.unlock()
+            return nil
+        }
         defer { finish(gate) }
         let previous = InlineRun.current
         InlineRun.current = Unmanaged.passUnretained(self).toOpaque()
@@ -129,6 +146,16 @@ private enum InlineRun {
         get { pthread_getspecific(key) }
         set { pthread_setspecific(key, newValue) }
     }
+
+    /// Runs `body` with no queue marked on this thread (a queue's block run synchronously by a
+    /// caller that holds another queue on its thread).
+    static func outside<T>(_ body: () throws -> T) rethrows -> T {
+        let previous = current
+        guard previous != nil else { return try body() }
+        current = nil
+        defer { current = previous }
+        return try body()
+    }
 }
 
 /// A plain mutex held across a block's run (`Mutex` from Synchronization takes a closure
@@ -148,6 +175,7 @@ private final class QueueGate: @unchecked Sendable {  // safe: the pthread mutex
     }
 
     func lock() { pthread_mutex_lock(mutex) }
+    func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
     func unlock() { pthread_mutex_unlock(mutex) }
 }
 

@@ -277,11 +277,12 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// queues `body` behind the queue's earlier work and waits for it.
     ///
     /// Called from Swift's global executor (code isolated to no actor, in a task with no
-    /// executor preference) while a private context's queue is idle, it runs `body` at once
-    /// on the calling thread, holding the queue as its own block would, the way a call into
-    /// an idle actor runs: no thread hop. Blocks queued meanwhile wait for it. Callers on
-    /// the main actor or on another actor always hand `body` over, so the main queue never
-    /// runs a private context's work.
+    /// executor preference, on a thread that holds no context's queue) while a private root
+    /// context's queue is idle, it runs `body` at once on the calling thread, holding the
+    /// queue as its own block would, the way a call into an idle actor runs: no thread hop.
+    /// Blocks queued meanwhile wait for it. Callers on the main actor or on another actor
+    /// always hand `body` over, so the main queue never runs a private context's work; so do
+    /// callers of a child context, whose save waits on its parent's queue.
     ///
     /// For example:
     /// ```swift
@@ -290,7 +291,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     nonisolated(nonsending) public func perform<T>(_ body: sending @escaping () throws -> sending T) async throws -> sending T {
         if queue.isCurrent { return try body() }
         let isolation = #isolation
-        if isolation == nil, Self.runsOnGlobalExecutor, let result = try queue.runIfIdle(body) { return result }
+        if isolation == nil, parent == nil, Self.runsOnGlobalExecutor, let result = try queue.runIfIdle(body) { return result }
         let work = Transfer(value: body)
         let result: Transfer<Result<T, any Error>> = await withCheckedContinuation { continuation in
             queue.async {
@@ -302,10 +303,11 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         return try result.value.get()
     }
 
-    /// Whether the current task runs on Swift's global executor (no task executor preference),
-    /// not on the main queue.
+    /// Whether the current task runs on Swift's global executor (no task executor preference)
+    /// on a thread that holds no context's queue (not the main queue, not another context's
+    /// block, where `Task.immediate` may have started it).
     private static var runsOnGlobalExecutor: Bool {
-        withUnsafeCurrentTask { $0 != nil && $0?.unownedTaskExecutor == nil } && !MainQueue.isCurrent
+        withUnsafeCurrentTask { $0 != nil && $0?.unownedTaskExecutor == nil } && ContextQueue.threadHoldsNone
     }
 
     /// Runs `body` on the context's queue and waits for it. Re-entrant: called on the
