@@ -1,38 +1,32 @@
 import Strata
 
 extension FetchedResultsController {
-    /// The order of a batch's rows in ``reportOrder(_:_:)``, by precomputed integer keys: the
+    /// Where a row change goes in a batch's report, smallest first: deletes (last first), then
+    /// inserts and moves (by new path), then updates (by new path).
+    private static func reportKey(_ row: FetchedRowChange) -> (Int, Int, Int) {
+        switch row.type {
+        case .delete:
+            let path = row.indexPath ?? .init(section: 0, row: 0)
+            return (0, -path.section, -path.row)
+        case .insert, .move:
+            let path = row.newIndexPath ?? .init(section: 0, row: 0)
+            return (1, path.section, path.row)
+        case .update:
+            let path = row.newIndexPath ?? .init(section: 0, row: 0)
+            return (2, path.section, path.row)
+        }
+    }
+
+    /// The order of a batch's rows in ``reportOrder(_:_:)``, each row's key computed once: the
     /// rows' positions, first to report first.
     static func reportOrdering(_ rows: [FetchedRowChange]) -> [Int] {
-        func key(_ row: FetchedRowChange) -> (Int, Int, Int) {
-            switch row.type {
-            case .delete:
-                let path = row.indexPath ?? .init(section: 0, row: 0)
-                return (0, -path.section, -path.row)
-            case .insert, .move:
-                let path = row.newIndexPath ?? .init(section: 0, row: 0)
-                return (1, path.section, path.row)
-            case .update:
-                let path = row.newIndexPath ?? .init(section: 0, row: 0)
-                return (2, path.section, path.row)
-            }
-        }
-        let keys = rows.map(key)
+        let keys = rows.map(reportKey)
         return keys.indices.sorted { keys[$0] < keys[$1] }
     }
 
     /// Deletes (last first), then inserts and moves (by new path), then updates.
     static func reportOrder(_ a: FetchedRowChange, _ b: FetchedRowChange) -> Bool {
-        func rank(_ type: FetchedResultsChangeType) -> Int {
-            switch type {
-            case .delete: 0
-            case .insert, .move: 1
-            case .update: 2
-            }
-        }
-        if rank(a.type) != rank(b.type) { return rank(a.type) < rank(b.type) }
-        if a.type == .delete { return (a.indexPath ?? .init(section: 0, row: 0)) > (b.indexPath ?? .init(section: 0, row: 0)) }
-        return (a.newIndexPath ?? .init(section: 0, row: 0)) < (b.newIndexPath ?? .init(section: 0, row: 0))
+        reportKey(a) < reportKey(b)
     }
 
     /// Tells the delegate about one batch, its objects found in `objects` or among the results.

@@ -33,6 +33,8 @@ struct ObjectIDTable<Value> {
         /// empty. `pageCounts[p]` is how many slots of page `p` hold a value.
         var pages: [[Value?]] = []
         var pageCounts: [Int] = []
+        /// The entity, to rebuild IDs when iterating (set with its first saved object).
+        var entity: EntityDescription?
     }
 
     private static var pageSize: Int { 1_024 }
@@ -43,10 +45,8 @@ struct ObjectIDTable<Value> {
     /// paging them.
     private static var pagingThreshold: Int { 4_096 }
 
-    /// By entity position in the model (`EntityDescription.modelIndex`, as IDs compare).
+    /// By entity position in the model (`EntityDescription.index`, as IDs compare).
     private var entities: [EntityState] = []
-    /// Entity descriptions by position, to rebuild IDs when iterating.
-    private var descriptions: [EntityDescription?] = []
     /// Temporary IDs, saved objects of entities not paged, and keys past the paged range.
     private var others: [ObjectID: Value] = [:]
     /// How many entries the table holds.
@@ -79,9 +79,8 @@ struct ObjectIDTable<Value> {
     /// Removes the value for `id` and returns it.
     @discardableResult
     mutating func removeValue(forKey id: ObjectID) -> Value? {
-        let old = self[id]
-        if old != nil { self[id] = nil }
-        return old
+        if let (e, page, slot) = pagedPlace(of: id) { return setPaged(nil, entity: e, page: page, slot: slot) }
+        return setUnpaged(nil, for: id)
     }
 
     /// The temporary IDs the table holds values for.
@@ -96,8 +95,8 @@ struct ObjectIDTable<Value> {
 
     /// Calls `body` with every ID and value (paged objects by entity and key, then the rest).
     func forEach(_ body: (ObjectID, Value) throws -> Void) rethrows {
-        for (e, state) in entities.enumerated() where state.isPaged {
-            guard let entity = descriptions[e] else { continue }
+        for state in entities where state.isPaged {
+            guard let entity = state.entity else { continue }
             for (page, values) in state.pages.enumerated() where !values.isEmpty {
                 for (slot, value) in values.enumerated() {
                     guard let value else { continue }
@@ -110,63 +109,68 @@ struct ObjectIDTable<Value> {
 
     /// The key of a saved object, if it is one the table could page.
     private static func pagedKey(of id: ObjectID) -> Int? {
-        guard id.entity.modelIndex >= 0, let key = id.primaryKey, key >= 0, key < pagedKeyLimit else { return nil }
+        guard id.entity.index >= 0, let key = id.primaryKey, key >= 0, key < pagedKeyLimit else { return nil }
         return Int(key)
     }
 
     /// Where `id` lives when its entity is paged; `nil` when it lives in the dictionary.
     private func pagedPlace(of id: ObjectID) -> (entity: Int, page: Int, slot: Int)? {
         guard let key = Self.pagedKey(of: id) else { return nil }
-        let e = id.entity.modelIndex
+        let e = id.entity.index
         guard e < entities.count, entities[e].isPaged else { return nil }
         return (e, key / Self.pageSize, key % Self.pageSize)
     }
 
-    private mutating func setPaged(_ newValue: Value?, entity e: Int, page: Int, slot: Int) {
+    /// Stores `newValue` (`nil`: removes) in a paged entity's slot; answers the value it replaced.
+    @discardableResult
+    private mutating func setPaged(_ newValue: Value?, entity e: Int, page: Int, slot: Int) -> Value? {
         if page >= entities[e].pages.count {
-            guard newValue != nil else { return }
+            guard newValue != nil else { return nil }
             let missing = page + 1 - entities[e].pages.count
             entities[e].pages.append(contentsOf: repeatElement([], count: missing))
             entities[e].pageCounts.append(contentsOf: repeatElement(0, count: missing))
         }
         if entities[e].pages[page].isEmpty {
-            guard newValue != nil else { return }
+            guard newValue != nil else { return nil }
             entities[e].pages[page] = Array(repeating: nil, count: Self.pageSize)
         }
-        let hadValue = entities[e].pages[page][slot] != nil
+        let old = entities[e].pages[page][slot]
         entities[e].pages[page][slot] = newValue
-        guard hadValue != (newValue != nil) else { return }
+        guard (old != nil) != (newValue != nil) else { return old }
         let change = newValue != nil ? 1 : -1
         count += change
         entities[e].pageCounts[page] += change
         if entities[e].pageCounts[page] == 0 { entities[e].pages[page] = [] }   // freed when it empties
+        return old
     }
 
-    private mutating func setUnpaged(_ newValue: Value?, for id: ObjectID) {
-        let hadValue: Bool
-        if let newValue { hadValue = others.updateValue(newValue, forKey: id) != nil } else { hadValue = others.removeValue(forKey: id) != nil }
-        guard hadValue != (newValue != nil) else { return }
+    /// Stores `newValue` (`nil`: removes) in the dictionary, paging the entity once its keys
+    /// are dense; answers the value it replaced.
+    @discardableResult
+    private mutating func setUnpaged(_ newValue: Value?, for id: ObjectID) -> Value? {
+        let old = if let newValue { others.updateValue(newValue, forKey: id) } else { others.removeValue(forKey: id) }
+        guard (old != nil) != (newValue != nil) else { return old }
         count += newValue != nil ? 1 : -1
-        guard let key = Self.pagedKey(of: id) else { return }
-        let e = id.entity.modelIndex
+        guard let key = Self.pagedKey(of: id) else { return old }
+        let e = id.entity.index
         if e >= entities.count {
             entities.append(contentsOf: repeatElement(EntityState(), count: e + 1 - entities.count))
-            descriptions.append(contentsOf: repeatElement(nil, count: e + 1 - descriptions.count))
         }
-        descriptions[e] = id.entity
+        entities[e].entity = id.entity
         entities[e].unpagedCount += newValue != nil ? 1 : -1
-        guard newValue != nil else { return }
+        guard newValue != nil else { return old }
         entities[e].lowestKey = min(entities[e].lowestKey, Int64(key))
         entities[e].highestKey = max(entities[e].highestKey, Int64(key))
         let state = entities[e]
         if state.unpagedCount >= Self.pagingThreshold, Int64(state.unpagedCount) * 4 >= state.highestKey - state.lowestKey + 1 {
             page(entity: e)
         }
+        return old
     }
 
     /// Moves entity `e`'s saved objects from the dictionary into pages (once: dense keys).
     private mutating func page(entity e: Int) {
-        let moving = others.filter { id, _ in id.entity.modelIndex == e && Self.pagedKey(of: id) != nil }
+        let moving = others.filter { id, _ in id.entity.index == e && Self.pagedKey(of: id) != nil }
         for id in moving.keys { others[id] = nil }
         count -= moving.count
         entities[e].isPaged = true

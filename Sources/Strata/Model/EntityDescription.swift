@@ -33,8 +33,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// inserted (typed classes: ``ManagedObject/isAbstractEntity``).
     public let isAbstract: Bool
 
-    /// Position of this entity in its model (stable: entities are sorted by name). -1 until resolved.
-    let index: Int
+    /// Position of this entity in its model (stable: entities are sorted by name), as object
+    /// IDs compare it (two models built alike number their entities alike). -1 until resolved.
+    package let index: Int
     /// Attribute and relationship positions by key.
     let propertyIndex: [String: PropertyRef]
     /// Attribute names by slot (cheap to compare while wrappers learn their slots).
@@ -150,10 +151,6 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "EntityDescription(\(name))" }
-
-    /// The entity's position in its model, as object IDs compare it (two models built alike
-    /// number their entities alike); -1 before a model resolves it.
-    package var modelIndex: Int { index }
 }
 
 /// A property's position in its entity.
