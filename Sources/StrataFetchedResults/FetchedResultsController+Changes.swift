@@ -163,6 +163,9 @@ extension FetchedResultsController {
         // read (say, a relationship an import sets in a second pass) matches and sorts as it did:
         // its values are taken as they were, without evaluating or reading it.
         let sortAndPredicateKeys = index.readKeys
+        // New objects of a merged store save are placed by the values the save wrote; they stay
+        // faults until something reads them (a list shows a few of thousands).
+        let mergedInserts = changes.inserted.isEmpty ? nil : context.mergedInsertReader(for: changes, evaluator: index.evaluator)
         for i in work.indices {
             let id = work[i].id
             if isDeleted(id) { continue }
@@ -175,6 +178,13 @@ extension FetchedResultsController {
             let object = work[i].object ?? work[i].loaded ?? context.object(with: id)
             guard !object.isDeleted, object.context === context else { continue }
             index.statistics.evaluations += 1
+            if let (matches, values) = mergedInserts?.evaluate(object) {
+                guard matches else { continue }
+                index.statistics.sortValueReads += 1
+                work[i].object = object
+                work[i].values = values
+                continue
+            }
             guard index.evaluator.matches(object) else { continue }
             work[i].object = object
             work[i].values = index.currentValues(of: object)

@@ -52,6 +52,21 @@ extension ObjectContext {
               let storedGreatest = greatest.storedForm(transformer: nil) else { return nil }
         return (storedLeast, storedGreatest)
     }
+
+    /// While this context tells its observers about `changes` (a merged store save whose rows
+    /// it takes, or a piece of one): a reader of its new objects' values from the saves'
+    /// inserts, as `evaluator` sees them, for placing them without filling them
+    /// (``MergedInsertReader``). `nil` outside such a merge.
+    ///
+    /// For example (an observer inside the package):
+    /// ```swift
+    /// let reader = context.mergedInsertReader(for: changes, evaluator: evaluator)
+    /// ```
+    package func mergedInsertReader(for changes: ChangeSet, evaluator: FetchEvaluator) -> MergedInsertReader? {
+        checkQueue()
+        guard let merging = mergingChanges, merging.commits == changes.commits, !merging.savedInserts.isEmpty else { return nil }
+        return MergedInsertReader(context: self, merging: merging, lookup: mergingLookup, evaluator: evaluator)
+    }
 }
 
 /// The least and greatest of values of one numeric kind (integers, doubles or dates), kept as

@@ -1,0 +1,130 @@
+import Strata
+import Testing
+@testable import StrataFetchedResults
+
+/// A controller following another context's saves places the new objects of a merged store
+/// save by the values the save wrote (`MergedInsertReader`): they stay faults until something
+/// reads them, and the list is the one a fresh fetch gives.
+@Suite struct MergedInsertPlacementTests {
+    /// Visible rows by rank, then the controller on `context` listing them.
+    private static func visibleByRank(_ fixture: TwoContexts, recorder: Recorder) throws -> FetchedResultsController<Row> {
+        try fixture.context.performAndWait {
+            let request = FetchRequest<Row>(predicate: ObjectPredicate.key("visible") == true, sortKeys: [SortKey("rank")])
+            let controller = try FetchedResultsController(fetchRequest: request, context: fixture.context)
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+    }
+
+    /// The IDs a fetch of the controller's request gives in a new context of the fixture's
+    /// coordinator (one that fills no object of the controller's).
+    private static func freshIDs(_ controller: FetchedResultsController<Row>, of fixture: TwoContexts) throws -> [ObjectID] {
+        let context = ObjectContext(.privateQueue, coordinator: fixture.coordinator)
+        let request = controller.context.performAndWait { controller.fetchRequest }
+        return try context.performAndWait { try context.fetch(request).map(\.objectID) }
+    }
+
+    @Test func newRowsArePlacedInOrderAndStayFaults() async throws {
+        let fixture = try await TwoContexts()
+        let recorder = Recorder()
+        let controller = try Self.visibleByRank(fixture, recorder: recorder)
+        try fixture.other.performAndWait {
+            for i in 0..<40 {
+                let row = fixture.other.insert(Row.self)
+                row.rank = Int64((i * 17) % 40)   // out of order
+                row.title = "row \(i)"
+                row.visible = i % 4 != 0          // a quarter do not match
+            }
+            try fixture.other.save()
+        }
+        let before = controller.statistics
+        fixture.mergeOthersSaves()
+        let fresh = try Self.freshIDs(controller, of: fixture)
+        fixture.context.performAndWait {
+            #expect(fresh.count == 30)
+            #expect(controller.fetchedObjects.map(\.objectID) == fresh)
+            // Placed without being filled: each match's values were read once, from the save.
+            #expect(controller.fetchedObjects.allSatisfy { $0.isFault })
+            #expect(controller.statistics.sortValueReads - before.sortValueReads == 30)
+            #expect(recorder.batches.last?.rows.filter { $0.type == .insert }.count == 30)
+            // A shown row reads its values when asked.
+            let first = controller.object(at: FetchedIndexPath(section: 0, row: 0))
+            #expect(first.rank == 1 && first.visible && !first.isFault)
+        }
+    }
+
+    @Test func laterUpdatesInTheSameChangeSetCount() async throws {
+        let fixture = try await TwoContexts()
+        // The list on a second coordinator of the file: it hears of the writer's saves only
+        // through the merge below, so the merge is in commit order and takes the saved rows.
+        let ui = try await makeCoordinator(fixture.directory)
+        let main = ObjectContext(.privateQueue, coordinator: ui)
+        let recorder = Recorder()
+        let controller = try main.performAndWait {
+            let request = FetchRequest<Row>(predicate: ObjectPredicate.key("visible") == true, sortKeys: [SortKey("rank")])
+            let controller = try FetchedResultsController(fetchRequest: request, context: main)
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+        // Two saves (inserts, then a new rank and visibility) merged as one change set, as a
+        // stack coalescing its backlog merges them.
+        try fixture.other.performAndWait {
+            for i in 0..<10 {
+                let row = fixture.other.insert(Row.self)
+                row.rank = Int64(i)
+                row.title = "row \(i)"
+            }
+            try fixture.other.save()
+            for row in try fixture.other.fetch(FetchRequest<Row>()) {
+                row.rank = 100 - row.rank                   // reversed
+                if row.rank == 95 { row.visible = false }   // one leaves
+            }
+            try fixture.other.save()
+        }
+        let sets = fixture.collector.take()
+        #expect(sets.count == 2)
+        let combined = sets.dropFirst().reduce(sets[0]) { $0.merging($1) }
+        main.performAndWait { main.merge(combined) }
+        let fresh = try Self.freshIDs(controller, of: fixture)
+        main.performAndWait {
+            #expect(fresh.count == 9)
+            #expect(controller.fetchedObjects.map(\.objectID) == fresh)
+            #expect(controller.fetchedObjects.allSatisfy { $0.isFault })
+            #expect(controller.fetchedObjects.map(\.rank) == (91...100).filter { $0 != 95 }.map(Int64.init))
+        }
+    }
+
+    @Test func aKeyThroughARelationshipReadsTheObject() async throws {
+        let fixture = try await TwoContexts()
+        let recorder = Recorder()
+        let controller = try fixture.context.performAndWait {
+            let request = FetchRequest<Row>(sortKeys: [SortKey("list.name"), SortKey("rank")])
+            let controller = try FetchedResultsController(fetchRequest: request, context: fixture.context)
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+        try fixture.other.performAndWait {
+            let lists = ["b", "a"].map { name in
+                let list = fixture.other.insert(RowList.self)
+                list.name = name
+                return list
+            }
+            for i in 0..<6 {
+                let row = fixture.other.insert(Row.self)
+                row.rank = Int64(i)
+                row.list = lists[i % 2]
+            }
+            try fixture.other.save()
+        }
+        fixture.mergeOthersSaves()
+        let fresh = try Self.freshIDs(controller, of: fixture)
+        fixture.context.performAndWait {
+            #expect(fresh.count == 6)
+            #expect(controller.fetchedObjects.map(\.objectID) == fresh)
+            #expect(controller.fetchedObjects.map { $0.list?.name ?? "" } == ["a", "a", "a", "b", "b", "b"])
+        }
+    }
+}
