@@ -18,10 +18,24 @@ extension FetchedResultsController {
     }
 
     /// The order of a batch's rows in ``reportOrder(_:_:)``, each row's key computed once: the
-    /// rows' positions, first to report first.
+    /// rows' positions, first to report first. The key packed into one integer where sections
+    /// and rows fit (always, in practice), so a batch of thousands sorts plain integers.
     static func reportOrdering(_ rows: [FetchedRowChange]) -> [Int] {
-        let keys = rows.map(reportKey)
-        return keys.indices.sorted { keys[$0] < keys[$1] }
+        let limit = 1 << 30
+        var packed: [(key: Int, position: Int)] = []
+        packed.reserveCapacity(rows.count)
+        for (position, row) in rows.enumerated() {
+            let (type, section, index) = reportKey(row)
+            // Deletes' section and row are negated: offset by limit - 1, they stay in 0 ..< limit.
+            let s = type == 0 ? section + (limit - 1) : section, r = type == 0 ? index + (limit - 1) : index
+            guard s >= 0, s < limit, r >= 0, r < limit else {
+                let keys = rows.map(reportKey)
+                return keys.indices.sorted { keys[$0] < keys[$1] }
+            }
+            packed.append(((type << 60) | (s << 30) | r, position))
+        }
+        packed.sort { $0.key < $1.key }
+        return packed.map(\.position)
     }
 
     /// Deletes (last first), then inserts and moves (by new path), then updates.

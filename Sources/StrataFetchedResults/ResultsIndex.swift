@@ -41,7 +41,8 @@ final class ResultsIndex {
         let name: String
         /// The first sort key's value of the section's objects, the section key (nil when unsectioned).
         let key: PropertyValue
-        var entries: [Entry] = []
+        // Unchecked like the index's state below.
+        @exclusivity(unchecked) var entries: [Entry] = []
         init(name: String, key: PropertyValue) {
             self.name = name
             self.key = key
@@ -57,8 +58,9 @@ final class ResultsIndex {
     /// Under one sort key, its direction (`true`: ascending), for searches that compare integer
     /// values in place; `nil` under several keys.
     private let onlyKeyAscending: Bool?
-    var sections: [Section] = []
-    var statistics = FetchedResultsStatistics()
+    // `@exclusivity(unchecked)`, as the controller's state: one queue, no user code inside an access.
+    @exclusivity(unchecked) var sections: [Section] = []
+    @exclusivity(unchecked) var statistics = FetchedResultsStatistics()
 
     init(evaluator: FetchEvaluator, isSectioned: Bool) {
         self.evaluator = evaluator
