@@ -13,6 +13,9 @@ extension FetchedResultsController {
 
         // Which of our objects the batch touches (by current ID).
         var touched = Set<ObjectID>()
+        // A list of every matching object takes in most of a batch: sized once, not grown.
+        let takesAll = !showsWindow
+        if takesAll { touched.reserveCapacity(changes.inserted.count + changes.updated.count + changes.deleted.count) }
         func rekey(_ temporary: ObjectID, _ permanent: ObjectID) {
             if moveResult(from: temporary, to: permanent) { touched.insert(permanent) }
             if let shown = shownValues.removeValue(forKey: temporary) { shownValues[permanent] = shown }
@@ -33,7 +36,7 @@ extension FetchedResultsController {
         if showsWindow {
             for key in members.temporaryKeys {
                 guard let member = members[key] else { continue }
-                let current = member.object.objectID
+                let current = member.object?.objectID ?? key
                 if !current.isTemporary { rekey(key, current) }
             }
             rekeySpares(changes.permanentIDs, touched: &touched)
@@ -59,6 +62,7 @@ extension FetchedResultsController {
         if !refetchesWindow, !insertsStayOut { for id in changes.inserted where isOurs(id) { touched.insert(id) } }
         let readKeys = window ? index.readKeys : []
         var updatedIDs = Set<ObjectID>()
+        if takesAll { updatedIDs.reserveCapacity(changes.updated.count) }
         let spareIDs = spares.isEmpty ? [] : Set(spares.map(\.id))   // held like results (a few)
         // A window's held objects (results and spares) that the batch updates, found from the
         // held side: a few lookups, so that an update elsewhere needs no lookup of its own.
@@ -90,9 +94,11 @@ extension FetchedResultsController {
             // edits. Not for a store save merged into a result with no unsaved changes here (a
             // follower of an import): nothing here will save those values again, and each would
             // cost a dictionary; such an update needs no look at its values.
-            let object = members[id]?.object
+            let member = members[id]
+            // (A result placed without its object has one only if something made it since.)
+            let object = member.flatMap { $0.object ?? context.registeredObject(for: $0.indexedID) }
             let shown = shownValues.isEmpty ? nil : shownValues[id]
-            if shown != nil || (object?.hasChanges ?? true) || changes.versions[id] == nil {
+            if shown != nil || (member == nil || object?.hasChanges == true) || changes.versions[id] == nil {
                 // A result's shown values are what it holds now (a merge keeps unsaved local
                 // edits of the merged keys); other objects' are what the change set says.
                 let merged = values
@@ -132,9 +138,25 @@ extension FetchedResultsController {
         let deleted = changes.deleted
         func isDeleted(_ id: ObjectID) -> Bool { !deleted.isEmpty && deleted.contains(id) }
 
-        // Objects not held under their current ID (merged inserts, say) are resolved together:
-        // faults grouped so that the first read fetches 500 rows at once, not one per object.
-        let unheld = work.indices.filter { work[$0].member == nil && !isDeleted(work[$0].id) }
+        // New objects of a merged store save are placed by the values the save wrote. Those the
+        // context holds no object for get none: it is made when something asks for it (a list
+        // shows a few rows of thousands). Those it holds as faults stay faults (below).
+        let mergedInserts = changes.inserted.isEmpty ? nil : context.mergedInsertReader(for: changes, evaluator: index.evaluator)
+        var unheld = work.indices.filter { work[$0].member == nil && !isDeleted(work[$0].id) }
+        if let mergedInserts {
+            unheld.removeAll { i in
+                guard let (matches, values) = mergedInserts.evaluate(work[i].id) else { return false }
+                index.statistics.evaluations += 1
+                work[i].fromSave = true
+                if matches {
+                    index.statistics.sortValueReads += 1
+                    work[i].values = values
+                }
+                return true
+            }
+        }
+        // Other objects not held under their current ID are resolved together: faults grouped
+        // so that the first read fetches 500 rows at once, not one per object.
         if !unheld.isEmpty {
             var rekeyed = false
             for (i, object) in zip(unheld, context.objects(with: unheld.map { work[$0].id })) {
@@ -154,7 +176,13 @@ extension FetchedResultsController {
         // objects may already hold new values, so then every touched object is found by identity.
         let unread = work.contains { $0.member.map { $0.values == nil } ?? false }
         for i in work.indices {
-            guard let member = work[i].member else { continue }
+            guard var member = work[i].member else { continue }
+            if member.object == nil, let made = context.registeredObject(for: member.indexedID) {
+                // A result placed without its object, made since (a row shown): held from now on.
+                member.object = made
+                work[i].member = member
+                members[work[i].id]?.object = made
+            }
             work[i].object = member.object
             work[i].oldPath = index.locate(member.object, values: unread ? nil : member.values, id: member.indexedID)
         }
@@ -163,12 +191,9 @@ extension FetchedResultsController {
         // read (say, a relationship an import sets in a second pass) matches and sorts as it did:
         // its values are taken as they were, without evaluating or reading it.
         let sortAndPredicateKeys = index.readKeys
-        // New objects of a merged store save are placed by the values the save wrote; they stay
-        // faults until something reads them (a list shows a few of thousands).
-        let mergedInserts = changes.inserted.isEmpty ? nil : context.mergedInsertReader(for: changes, evaluator: index.evaluator)
         for i in work.indices {
             let id = work[i].id
-            if isDeleted(id) { continue }
+            if isDeleted(id) || work[i].fromSave { continue }
             if !unread, let member = work[i].member, member.indexedID == id, let values = member.values,
                !changes.inserted.contains(id), let changed = changes.updated[id],
                changed.keys.allSatisfy({ !sortAndPredicateKeys.contains($0) }) {
@@ -211,7 +236,7 @@ extension FetchedResultsController {
                        let made = Set(work.compactMap { $0.object.map(ObjectIdentifier.init) })
                        touchedObjects = made
                        return made
-                   }()) {
+                   }(), touchedIDs: touched) {
                     if member.indexedID != id {
                         members[id]?.indexedID = id
                         work[i].member?.indexedID = id
@@ -254,8 +279,8 @@ extension FetchedResultsController {
             placements = order.map { placements[$0] }
         }
         for i in placements {
-            guard let object = work[i].object, let values = work[i].values else { continue }
-            let id = work[i].id
+            guard let values = work[i].values, work[i].object != nil || work[i].fromSave else { continue }
+            let id = work[i].id, object = work[i].object
             let (path, made) = index.insert(ResultsIndex.Entry(object: object, id: id, values: values), values: values)
             if made { madeSections.append(values); placedInOrder = false }
             if let previous = lastPlacedRow[path.section], path.row <= previous { placedInOrder = false }
@@ -286,11 +311,12 @@ extension FetchedResultsController {
         // An object that stayed keeps its path when nothing was removed or placed.
         let nothingMoved = removals.isEmpty && placements.isEmpty
         var rows: [FetchedRowChange] = []
-        var rowObjects: [ManagedObject] = []
+        var rowObjects: [ManagedObject?] = []   // nil: a result placed from a save, made if the delegate asks
         rows.reserveCapacity(work.count)
         rowObjects.reserveCapacity(work.count)
         for i in work.indices {
-            guard let type = work[i].kind, let object = work[i].object else { continue }
+            guard let type = work[i].kind else { continue }
+            let object = work[i].object
             let id = work[i].id, oldPath = work[i].oldPath
             let newPath: FetchedIndexPath?
             switch type {
@@ -304,7 +330,9 @@ extension FetchedResultsController {
         }
         let order = Self.reportOrdering(rows)
         guard !suppressing else { return }
-        report(FetchedResultsChanges(sections: sectionChanges, rows: order.map { rows[$0] })) { row, _ in rowObjects[order[row]] }
+        report(FetchedResultsChanges(sections: sectionChanges, rows: order.map { rows[$0] })) { row, change in
+            rowObjects[order[row]] ?? context.object(with: change.objectID)
+        }
     }
 
     /// The IDs of a window's results and spares that `changes` updates, looked up from the
@@ -322,22 +350,30 @@ extension FetchedResultsController {
 
     /// Gives the entry at `path` a new ID (temporary → permanent) in place when its untouched
     /// neighbours still order around it; returns whether it did.
-    private func swapID(at path: FetchedIndexPath, to id: ObjectID, values: [PropertyValue], avoiding touched: Set<ObjectIdentifier>) -> Bool {
+    private func swapID(at path: FetchedIndexPath, to id: ObjectID, values: [PropertyValue], avoiding touched: Set<ObjectIdentifier>,
+                        touchedIDs: Set<ObjectID>) -> Bool {
         let section = index.sections[path.section]
         let evaluator = index.evaluator
         if path.row > 0 {
             let previous = section.entries[path.row - 1]
-            if touched.contains(ObjectIdentifier(previous.object)) { return false }
+            if Self.isTouched(previous, touched, touchedIDs) { return false }
             index.statistics.comparisons += 1
             if evaluator.compare(index.values(at: path.row - 1, in: section), previous.id, values, id) >= 0 { return false }
         }
         if path.row + 1 < section.entries.count {
             let next = section.entries[path.row + 1]
-            if touched.contains(ObjectIdentifier(next.object)) { return false }
+            if Self.isTouched(next, touched, touchedIDs) { return false }
             index.statistics.comparisons += 1
             if evaluator.compare(values, id, index.values(at: path.row + 1, in: section), next.id) >= 0 { return false }
         }
         section.entries[path.row].id = id
         return true
+    }
+
+    /// Whether the batch touches the result `entry`: by identity among the touched objects, or
+    /// by ID for a result whose object was never made (held under its own ID).
+    private static func isTouched(_ entry: ResultsIndex.Entry, _ touched: Set<ObjectIdentifier>, _ touchedIDs: Set<ObjectID>) -> Bool {
+        if let object = entry.object { return touched.contains(ObjectIdentifier(object)) }
+        return touchedIDs.contains(entry.id)
     }
 }

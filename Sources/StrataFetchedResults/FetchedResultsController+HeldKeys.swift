@@ -11,13 +11,17 @@ extension FetchedResultsController {
     func heldKey(of object: ManagedObject) -> ObjectID? {
         if !unmatchedKeys.isEmpty, let key = unmatchedKeys[ObjectIdentifier(object)] { return key }
         let id = object.objectID
-        return members[id]?.object === object ? id : nil
+        guard let member = members[id] else { return nil }
+        // A result whose object was never made is held under its own (permanent) ID, which
+        // names one object of the context.
+        return member.object == nil || member.object === object ? id : nil
     }
 
     /// Records that `object` is held under `key` in ``members`` (`nil`: no longer held). Only a
     /// key other than the object's own ID, or a temporary one (the object may be saved before
     /// the controller hears of it), is written down.
-    func setHeldKey(_ key: ObjectID?, of object: ManagedObject) {
+    func setHeldKey(_ key: ObjectID?, of object: ManagedObject?) {
+        guard let object else { return }   // never made: held under its own permanent ID
         if let key, key.isTemporary || key != object.objectID {
             unmatchedKeys[ObjectIdentifier(object)] = key
         } else if !unmatchedKeys.isEmpty {

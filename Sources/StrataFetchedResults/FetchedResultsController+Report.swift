@@ -45,7 +45,7 @@ extension FetchedResultsController {
 
     /// Tells the delegate about one batch, its objects found in `objects` or among the results.
     func report(_ changes: FetchedResultsChanges, objects: [ObjectID: ManagedObject]) {
-        report(changes) { _, change in objects[change.objectID] ?? members[change.objectID]?.object }
+        report(changes) { _, change in objects[change.objectID] ?? members[change.objectID]?.object ?? context.object(with: change.objectID) }
     }
 
     /// Tells the delegate about one batch; `object` gives the object of the row at a position.
@@ -54,6 +54,9 @@ extension FetchedResultsController {
         delegate.controllerWillChangeContent(self)
         for change in changes.sections { delegate.controller(self, didChangeSection: change.name, at: change.index, for: change.type) }
         for (row, change) in changes.rows.enumerated() {
+            // A delegate without its own row method is not handed the rows' objects (making
+            // them would undo placing a merged save's rows without objects).
+            if delegateIgnoresRows { break }
             guard let object = object(row, change) as? Object else { continue }
             delegate.controller(self, didChange: object, at: change.indexPath, for: change.type, newIndexPath: change.newIndexPath)
         }

@@ -14,7 +14,7 @@ extension FetchedResultsController {
     /// fetch keeps the results as they were and reports nothing.
     func handleInWindow(_ changes: ChangeSet, updatedIDs: Set<ObjectID>) {
         func current(_ entry: ResultsIndex.Entry) -> ObjectID {
-            heldKey(of: entry.object) ?? changes.permanentIDs[entry.id] ?? entry.id
+            heldKey(of: index.object(of: entry)) ?? changes.permanentIDs[entry.id] ?? entry.id
         }
         let old = FetchedResultsSnapshot(sections: index.sections.map { .init(name: $0.name, objectIDs: $0.entries.map(current)) })
         var objects: [ObjectID: ManagedObject] = [:]
@@ -44,10 +44,11 @@ extension FetchedResultsController {
                     members[id]?.indexedID = id
                 }
                 guard updatedIDs.contains(id) else { continue }
-                let values = index.currentValues(of: entry.object)
+                let object = index.object(at: row, in: section)
+                let values = index.currentValues(of: object)
                 section.entries[row].values = values
                 members[id]?.values = values
-                if !entry.object.isFault { shownValues[id, default: [:]].merge(entry.object.changedValues()) { $1 } }
+                if !object.isFault { shownValues[id, default: [:]].merge(object.changedValues()) { $1 } }
                 let path = FetchedIndexPath(section: 0, row: row)
                 rows.append(FetchedRowChange(objectID: id, type: .update, indexPath: path, newIndexPath: path))
             }
@@ -57,13 +58,13 @@ extension FetchedResultsController {
             return
         }
         do { try loadResults() } catch { return }
-        members.forEach { id, member in objects[id] = member.object }
+        members.forEach { id, member in if let object = member.object { objects[id] = object } }
         // Objects updated or come into the window show their current values, unsaved edits
         // included: a later save carrying those is an echo.
         let before = Set(old.itemIdentifiers)
         members.forEach { id, member in
-            guard (updatedIDs.contains(id) || !before.contains(id)) && !member.object.isFault else { return }
-            shownValues[id, default: [:]].merge(member.object.changedValues()) { $1 }
+            guard updatedIDs.contains(id) || !before.contains(id), let object = member.object, !object.isFault else { return }
+            shownValues[id, default: [:]].merge(object.changedValues()) { $1 }
         }
         for id in Set(shownValues.keys) where members[id] == nil { shownValues[id] = nil }
         let new = snapshot

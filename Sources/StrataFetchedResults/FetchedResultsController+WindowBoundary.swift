@@ -47,7 +47,7 @@ extension FetchedResultsController {
         let evaluator = index.evaluator
         func sortsBefore(_ spare: ResultsIndex.Entry) -> Bool {
             index.statistics.comparisons += 1
-            return evaluator.compare(values, id, spare.values ?? evaluator.sortValues(of: spare.object), spare.id) < 0
+            return evaluator.compare(values, id, spare.values ?? evaluator.sortValues(of: index.object(of: spare)), spare.id) < 0
         }
         guard sortsBefore(spare) else { return true }
         if isFilled { return false }
@@ -88,7 +88,7 @@ extension FetchedResultsController {
         // Only values the last result was placed with bound the window: a never-read one (a
         // `fetchBatchSize` window) would be read now, with what the batch may have changed.
         guard section.entries.count >= limit, let last = section.entries.last, let values = last.values else { return .none }
-        let id = heldKey(of: last.object) ?? last.id   // its ID now (a fetch breaks ties with it)
+        let id = heldKey(of: index.object(of: last)) ?? last.id   // its ID now (a fetch breaks ties with it)
         return .last(values: values, id: id, sortKeys: sortKeys)
     }
 }

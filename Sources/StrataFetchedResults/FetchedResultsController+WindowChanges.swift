@@ -71,9 +71,9 @@ extension FetchedResultsController {
         var boundary: (values: [PropertyValue], id: ObjectID)?
         if wasFull {
             if let spare = spares.last {
-                boundary = (spare.values ?? index.currentValues(of: spare.object), spare.id)
+                boundary = (spare.values ?? index.currentValues(of: index.object(of: spare)), spare.id)
             } else {
-                if section.entries[last].values == nil, let key = heldKey(of: section.entries[last].object),
+                if section.entries[last].values == nil, let key = heldKey(of: index.object(at: last, in: section)),
                    touched.contains(key) { return false }
                 boundary = (index.values(at: last, in: section), section.entries[last].id)
             }
@@ -81,7 +81,7 @@ extension FetchedResultsController {
 
         // The ID an entry is held under now (a save may have made it permanent).
         func current(_ entry: ResultsIndex.Entry) -> ObjectID {
-            heldKey(of: entry.object) ?? changes.permanentIDs[entry.id] ?? entry.id
+            heldKey(of: index.object(of: entry)) ?? changes.permanentIDs[entry.id] ?? entry.id
         }
         // Candidates: the untouched results and spares, then the touched objects that match now.
         let reevaluatedSet = Set(reevaluated)
@@ -89,12 +89,12 @@ extension FetchedResultsController {
         candidates.reserveCapacity(section.entries.count + spares.count + reevaluated.count)
         for row in section.entries.indices {
             let entry = section.entries[row]
-            guard let key = heldKey(of: entry.object) else { continue }
+            guard let key = heldKey(of: index.object(at: row, in: section)) else { continue }
             if leaving.contains(key) || reevaluatedSet.contains(key) { continue }
             candidates.append((entry, index.values(at: row, in: section), true))
         }
         for spare in spares where !leaving.contains(spare.id) && !reevaluatedSet.contains(spare.id) {
-            candidates.append((spare, spare.values ?? index.currentValues(of: spare.object), true))
+            candidates.append((spare, spare.values ?? index.currentValues(of: index.object(of: spare)), true))
         }
         let loaded = reevaluated.isEmpty ? [] : context.objects(with: reevaluated)
         for (id, object) in zip(reevaluated, loaded) {
@@ -159,8 +159,9 @@ extension FetchedResultsController {
         // Shown values: results show their current values, unsaved edits included; objects
         // outside the window need none.
         let before = Set(old.sections[0].objectIDs)
-        for entry in section.entries where (updatedIDs.contains(entry.id) || !before.contains(entry.id)) && !entry.object.isFault {
-            shownValues[entry.id, default: [:]].merge(entry.object.changedValues()) { $1 }
+        for entry in section.entries where updatedIDs.contains(entry.id) || !before.contains(entry.id) {
+            guard let object = entry.object, !object.isFault else { continue }
+            shownValues[entry.id, default: [:]].merge(object.changedValues()) { $1 }
         }
         for id in touched where members[id] == nil { shownValues[id] = nil }
         for id in before where members[id] == nil { shownValues[id] = nil }

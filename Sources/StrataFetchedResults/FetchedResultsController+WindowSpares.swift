@@ -26,7 +26,7 @@ extension FetchedResultsController {
     /// are placed again with the new ID (the tie-break). O(spares).
     func rekeySpares(_ permanentIDs: [ObjectID: ObjectID], touched: inout Set<ObjectID>) {
         for row in spares.indices where spares[row].id.isTemporary {
-            let current = permanentIDs[spares[row].id] ?? spares[row].object.objectID
+            let current = permanentIDs[spares[row].id] ?? spares[row].object?.objectID ?? spares[row].id
             guard !current.isTemporary else { continue }
             spares[row].id = current
             touched.insert(current)

@@ -10,13 +10,16 @@ public struct FetchedSection<Object: ManagedObject> {
     /// The section's name: the section key's value as text (empty for an unsectioned controller).
     public let name: String
     let entries: [ResultsIndex.Entry]
+    /// Makes the objects of results placed without one.
+    let index: ResultsIndex
     /// How many objects the section holds.
     public var numberOfObjects: Int { entries.count }
-    /// The section's objects in order (faults stay faults).
-    public var objects: [Object] { entries.compactMap { $0.object as? Object } }
+    /// The section's objects in order (faults stay faults; a result placed from a merged save
+    /// gets its object, a fault, now).
+    public var objects: [Object] { entries.compactMap { index.object(of: $0) as? Object } }
     /// The IDs of the section's objects in order, as the objects hold them now (a parent's
     /// save to the store can make temporary IDs permanent without telling the child's observers).
-    public var objectIDs: [ObjectID] { entries.map(\.object.objectID) }
+    public var objectIDs: [ObjectID] { entries.map { $0.object?.objectID ?? $0.id } }
 }
 
 /// Receives a controller's change reports on its context's queue, once per change batch:
@@ -51,7 +54,12 @@ extension FetchedResultsControllerDelegate {
     public func controllerWillChangeContent(_ controller: FetchedResultsController<Object>) {}
     public func controller(_ controller: FetchedResultsController<Object>, didChangeSection name: String, at index: Int, for type: FetchedResultsChangeType) {}
     public func controller(_ controller: FetchedResultsController<Object>, didChange object: Object, at indexPath: FetchedIndexPath?,
-                           for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?) {}
+                           for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?) {
+        // This default runs only for a delegate that does not implement the method: the
+        // controller then stops making objects to hand it (as Core Data calls only the methods
+        // a delegate implements).
+        controller.delegateIgnoresRows = true
+    }
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Object>) {}
     public func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith changes: FetchedResultsChanges) {}
 }
@@ -83,7 +91,12 @@ public final class FetchedResultsController<Object: ManagedObject> {
     /// key path, the results are sorted by it first (see ``init(fetchRequest:context:sectionKeyPath:)``).
     public let sectionKeyPath: String?
     /// Receives change reports (held weakly).
-    public weak var delegate: (any FetchedResultsControllerDelegate<Object>)?
+    public weak var delegate: (any FetchedResultsControllerDelegate<Object>)? {
+        didSet { delegateIgnoresRows = false }
+    }
+    /// Whether the delegate was found not to implement the row method (its default ran), so
+    /// row reports need no objects.
+    var delegateIgnoresRows = false
     /// While true, changes update the results silently (see ``performManualReorder(_:)``).
     public internal(set) var isManuallyReordering = false
     /// Whether ``performFetch()`` has run.
@@ -135,7 +148,7 @@ public final class FetchedResultsController<Object: ManagedObject> {
         self.context = context
         self.fetchRequest = fetchRequest
         self.sectionKeyPath = sectionKeyPath
-        self.index = ResultsIndex(evaluator: try Self.indexedRequest(fetchRequest, sectionKeyPath: sectionKeyPath).evaluator(in: context),
+        self.index = ResultsIndex(evaluator: try Self.indexedRequest(fetchRequest, sectionKeyPath: sectionKeyPath).evaluator(in: context), context: context,
                                   isSectioned: sectionKeyPath != nil)
         let box = WeakController(self)
         observation = context.observeChanges { changes in box.controller?.handle(changes) }
@@ -166,7 +179,7 @@ public final class FetchedResultsController<Object: ManagedObject> {
         let past = objects.count > fetchRequest.fetchLimit && spareCount > 0 ? Array(objects[fetchRequest.fetchLimit...]) : []
         if !past.isEmpty { objects.removeLast(past.count) }
         let statistics = index.statistics
-        index = ResultsIndex(evaluator: evaluator, isSectioned: sectionKeyPath != nil)
+        index = ResultsIndex(evaluator: evaluator, context: context, isSectioned: sectionKeyPath != nil)
         index.statistics = statistics
         index.load(objects, readValues: sectionKeyPath != nil || fetchRequest.fetchBatchSize <= 0)
         spares = makeSpares(past)
@@ -182,32 +195,41 @@ public final class FetchedResultsController<Object: ManagedObject> {
 
     /// The sections in order (one, possibly empty, when there is no section key path).
     public var sections: [FetchedSection<Object>] {
-        index.sections.map { FetchedSection(name: $0.name, entries: $0.entries) }
+        index.sections.map { FetchedSection(name: $0.name, entries: $0.entries, index: index) }
     }
 
     /// Every result in order, across sections.
     public var fetchedObjects: [Object] {
-        index.sections.flatMap { $0.entries.compactMap { $0.object as? Object } }
+        index.sections.flatMap { section in section.entries.indices.compactMap { object(at: $0, in: section) as? Object } }
     }
 
     /// The object at `indexPath` (which must be valid).
     public func object(at indexPath: FetchedIndexPath) -> Object {
-        guard let object = index.sections[indexPath.section].entries[indexPath.row].object as? Object else {
+        guard let object = object(at: indexPath.row, in: index.sections[indexPath.section]) as? Object else {
             preconditionFailure("The controller holds only \(Object.self) objects.")  // programmer error: fetched with FetchRequest<Object>
         }
         return object
     }
 
+    /// The object of the result at `row` of `section`: made now (a fault) for a result placed
+    /// from a merged save's values, and kept by the result from then on.
+    func object(at row: Int, in section: ResultsIndex.Section) -> ManagedObject {
+        if let object = section.entries[row].object { return object }
+        let object = index.object(at: row, in: section)
+        members[section.entries[row].id]?.object = object
+        return object
+    }
+
     /// Where `object` is in the results, or nil (O(log n) for objects whose values were read).
     public func indexPath(for object: Object) -> FetchedIndexPath? {
-        guard let member = members[object.objectID], member.object === object else { return nil }
+        guard let member = members[object.objectID], member.object == nil || member.object === object else { return nil }
         return index.locate(object, values: member.values, id: member.indexedID)
     }
 
     /// The results as section names and object IDs (as the objects hold them now), for diffable
     /// data sources (O(n)).
     public var snapshot: FetchedResultsSnapshot {
-        FetchedResultsSnapshot(sections: index.sections.map { .init(name: $0.name, objectIDs: $0.entries.map(\.object.objectID)) })
+        FetchedResultsSnapshot(sections: index.sections.map { .init(name: $0.name, objectIDs: $0.entries.map { $0.object?.objectID ?? $0.id }) })
     }
 
     /// Counts of the work done so far (comparisons, evaluations): how tests prove a change
@@ -229,12 +251,12 @@ public final class FetchedResultsController<Object: ManagedObject> {
         let old = snapshot
         let oldFetched = hasFetched
         var objects: [ObjectID: ManagedObject] = [:]
-        members.forEach { id, member in objects[id] = member.object }
+        members.forEach { id, member in if let object = member.object { objects[id] = object } }
         fetchRequest = request
         try performFetch()
         guard oldFetched else { return FetchedResultsChanges() }
         let changes = snapshot.difference(from: old)
-        members.forEach { id, member in objects[id] = member.object }
+        members.forEach { id, member in if let object = member.object { objects[id] = object } }
         report(changes, objects: objects)
         return changes
     }

@@ -30,7 +30,9 @@ public struct FetchedResultsStatistics: Hashable, Sendable {
 /// holding entries sorted by all sort keys then ID. Every lookup is a binary search.
 final class ResultsIndex {
     struct Entry {
-        let object: ManagedObject
+        /// The object; `nil` for a result placed from a merged save's values that nothing has
+        /// read yet (its ID, `id`, is permanent: the controller makes the object when asked).
+        var object: ManagedObject?
         /// The ID the entry was sorted with (the tie-break).
         var id: ObjectID
         /// The sort values the entry was sorted with; nil for a fault never read (batched fetch).
@@ -50,6 +52,8 @@ final class ResultsIndex {
     }
 
     let evaluator: FetchEvaluator
+    /// The controller's context, which makes the objects of results placed without one.
+    let context: ObjectContext
     /// The keys the request reads (`FetchEvaluator.readKeys`), as a list: there are a few, and
     /// comparing a changed key with each costs less than hashing it (a change set names one
     /// key of each of thousands of objects).
@@ -62,14 +66,35 @@ final class ResultsIndex {
     @exclusivity(unchecked) var sections: [Section] = []
     @exclusivity(unchecked) var statistics = FetchedResultsStatistics()
 
-    init(evaluator: FetchEvaluator, isSectioned: Bool) {
+    init(evaluator: FetchEvaluator, context: ObjectContext, isSectioned: Bool) {
         self.evaluator = evaluator
+        self.context = context
         self.readKeys = Array(evaluator.readKeys)
         self.isSectioned = isSectioned
         // The key's direction, read from how it orders 0 and 1 (integers compare naturally).
         self.onlyKeyAscending = evaluator.sortKeyCount == 1 ? evaluator.compareValue(.integer(0), .integer(1), key: 0) < 0 : nil
         if !isSectioned { sections = [Section(name: "", key: .null)] }
     }
+
+    /// The object of `entry`: the one it holds, or (a result placed from a merged save's values
+    /// that nothing has read) the context's object for its ID, made now as a fault.
+    func object(of entry: Entry) -> ManagedObject {
+        entry.object ?? context.object(with: entry.id)
+    }
+
+    /// The object of the entry at `row` of `section`, kept there once made. Made together with
+    /// the entries after it that have none (up to ``objectPage`` rows), as faults that read
+    /// their rows in one query when the first is read: a list shows its rows together.
+    func object(at row: Int, in section: Section) -> ManagedObject {
+        if let object = section.entries[row].object { return object }
+        let rows = (row ..< min(section.entries.count, row + Self.objectPage)).filter { section.entries[$0].object == nil }
+        let objects = context.objects(with: rows.map { section.entries[$0].id })
+        for (r, object) in zip(rows, objects) { section.entries[r].object = object }
+        return objects[0]
+    }
+
+    /// How many rows' objects ``object(at:in:)`` makes at once: about a screen of a list.
+    static let objectPage = 64
 
     /// The sort values of `object` now (counted).
     func currentValues(of object: ManagedObject) -> [PropertyValue] {
@@ -80,7 +105,7 @@ final class ResultsIndex {
     /// The values of entry `row` of `section`, read and cached if it was never read.
     func values(at row: Int, in section: Section) -> [PropertyValue] {
         if let values = section.entries[row].values { return values }
-        let values = currentValues(of: section.entries[row].object)
+        let values = currentValues(of: object(at: row, in: section))
         section.entries[row].values = values
         return values
     }
@@ -165,19 +190,26 @@ final class ResultsIndex {
 
     /// Where `object` (sorted with `values` and `id`) is: by binary search, or by a linear
     /// scan when `values` is nil (a never-read fault) or the search misses.
-    func locate(_ object: ManagedObject, values: [PropertyValue]?, id: ObjectID) -> FetchedIndexPath? {
+    func locate(_ object: ManagedObject?, values: [PropertyValue]?, id: ObjectID) -> FetchedIndexPath? {
         if let values {
             let (s, sectionFound) = sectionIndex(for: values)
             if sectionFound, s < sections.count {
                 let (r, found) = row(for: values, id: id, in: sections[s])
-                if found, sections[s].entries[r].object === object { return FetchedIndexPath(section: s, row: r) }
+                if found, Self.entry(sections[s].entries[r], is: object, id: id) { return FetchedIndexPath(section: s, row: r) }
             }
         }
         statistics.linearScans += 1
         for (s, section) in sections.enumerated() {
-            if let r = section.entries.firstIndex(where: { $0.object === object }) { return FetchedIndexPath(section: s, row: r) }
+            if let r = section.entries.firstIndex(where: { Self.entry($0, is: object, id: id) }) { return FetchedIndexPath(section: s, row: r) }
         }
         return nil
+    }
+
+    /// Whether `entry` is the result of `object`, sorted with `id`: by identity when both
+    /// objects were made, else by the ID (a result never made is held under its own ID).
+    private static func entry(_ entry: Entry, is object: ManagedObject?, id: ObjectID) -> Bool {
+        if let held = entry.object, let object { return held === object }
+        return entry.id == id
     }
 
     /// Inserts an entry at its sorted place, making its section when needed; returns where it
@@ -208,7 +240,7 @@ final class ResultsIndex {
     }
 
     /// The current index path of an entry sorted by (`values`, `id`) after all mutations.
-    func path(of object: ManagedObject, values: [PropertyValue], id: ObjectID) -> FetchedIndexPath? {
+    func path(of object: ManagedObject?, values: [PropertyValue], id: ObjectID) -> FetchedIndexPath? {
         locate(object, values: values, id: id)
     }
 }

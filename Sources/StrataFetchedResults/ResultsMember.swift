@@ -8,7 +8,8 @@ import Strata
 /// members[id] = ResultsMember(object: object, indexedID: id, values: values)
 /// ```
 struct ResultsMember {
-    let object: ManagedObject
+    /// `nil` while the result's object was never made (see `ResultsIndex.Entry.object`).
+    var object: ManagedObject?
     var indexedID: ObjectID
     var values: [PropertyValue]?
 }

@@ -27,6 +27,9 @@ struct TouchedResult {
     var kind: FetchedResultsChangeType?
     /// Where it was placed, when it was (an insert or a move).
     var placedPath: FetchedIndexPath?
+    /// Whether it is a new object of a merged save that was evaluated from the save's values,
+    /// without an object (`object` stays `nil`: the result's object is made when asked for).
+    var fromSave = false
 
     init(id: ObjectID, member: ResultsMember?) {
         self.id = id

@@ -54,6 +54,53 @@ import Testing
         }
     }
 
+    @Test func aDelegateWithoutRowReportsGetsNoObjectsMade() async throws {
+        let fixture = try await TwoContexts()
+        let batches = BatchesOnly()
+        let controller = try fixture.context.performAndWait {
+            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: fixture.context)
+            controller.delegate = batches
+            try controller.performFetch()
+            return controller
+        }
+        try fixture.other.performAndWait {
+            for i in 0..<200 {
+                let row = fixture.other.insert(Row.self)
+                row.rank = Int64(199 - i)
+            }
+            try fixture.other.save()
+        }
+        fixture.mergeOthersSaves()
+        let fresh = try Self.freshIDs(controller, of: fixture)
+        fixture.context.performAndWait {
+            #expect(batches.rows == 200)
+            // The list and its snapshot, and no object made for its rows but the one the first
+            // report handed to the delegate's (default) row method.
+            #expect(controller.snapshot.itemIdentifiers == fresh)
+            #expect(fresh.filter { fixture.context.registeredObject(for: $0) != nil }.count <= 1)
+            // Showing a row makes a screen of objects after it, as faults.
+            let shown = controller.object(at: FetchedIndexPath(section: 0, row: 10))
+            #expect(shown.objectID == fresh[10])
+            let made = fresh.filter { fixture.context.registeredObject(for: $0) != nil }
+            #expect(made.count >= ResultsIndex.objectPage && made.count <= ResultsIndex.objectPage + 1)
+            #expect(made.allSatisfy { fixture.context.registeredObject(for: $0)?.isFault == true })
+            #expect(shown.rank == 10)
+            #expect(controller.indexPath(for: shown) == FetchedIndexPath(section: 0, row: 10))
+        }
+        // A later update of a row never made is reported where it is.
+        try fixture.other.performAndWait {
+            let row = try #require(try fixture.other.fetch(FetchRequest<Row>(predicate: ObjectPredicate.key("rank") == 150)).first)
+            row.title = "changed"
+            try fixture.other.save()
+        }
+        fixture.mergeOthersSaves()
+        fixture.context.performAndWait {
+            let update = batches.last?.rows.first
+            #expect(update?.type == .update && update?.indexPath == FetchedIndexPath(section: 0, row: 150))
+            #expect(controller.object(at: FetchedIndexPath(section: 0, row: 150)).title == "changed")
+        }
+    }
+
     @Test func laterUpdatesInTheSameChangeSetCount() async throws {
         let fixture = try await TwoContexts()
         // The list on a second coordinator of the file: it hears of the writer's saves only
@@ -126,5 +173,16 @@ import Testing
             #expect(controller.fetchedObjects.map(\.objectID) == fresh)
             #expect(controller.fetchedObjects.map { $0.list?.name ?? "" } == ["a", "a", "a", "b", "b", "b"])
         }
+    }
+}
+
+/// A delegate that takes whole batches only (no row method of its own).
+private final class BatchesOnly: FetchedResultsControllerDelegate {
+    typealias Object = Row
+    var rows = 0
+    var last: FetchedResultsChanges?
+    func controller(_ controller: FetchedResultsController<Row>, didChangeContentWith changes: FetchedResultsChanges) {
+        rows += changes.rows.count
+        last = changes
     }
 }

@@ -32,23 +32,36 @@ package final class MergedInsertReader {
         self.evaluator = evaluator
     }
 
+    /// Whether the new object `id` of the merged save passes the evaluator's predicate, and its
+    /// sort values, when the context holds no object for it: read from the save's inserts, and
+    /// no object is made (unless the predicate or a sort key reads a relationship or a
+    /// transformable attribute). `nil` when the context holds an object for `id` (use
+    /// ``evaluate(_:)-(ManagedObject)``) or the values cannot be read from the inserts.
+    package func evaluate(_ id: ObjectID) -> (matches: Bool, sortValues: [PropertyValue])? {
+        guard context.held(id) == nil else { return nil }
+        return read(id)
+    }
+
     /// Whether `object` (a new object of the merged save, held by the context as a fault never
     /// read) passes the evaluator's predicate, and its sort values; `nil` when they cannot be
     /// read from the save's inserts (the object was read, its row is not there, the entity
     /// derives attributes, or an ancestor may hold unsaved changes of it): then read the object.
     package func evaluate(_ object: ManagedObject) -> (matches: Bool, sortValues: [PropertyValue])? {
-        let id = object.objectID
-        let entity = object.entity
+        guard object.lifecycle.isFault, object.rowVersion == 0 else { return nil }
+        return read(object.objectID)
+    }
+
+    private func read(_ id: ObjectID) -> (matches: Bool, sortValues: [PropertyValue])? {
+        let entity = id.entity
         if entity !== self.entity {
             self.entity = entity
             entityReadable = !entity.hasDerivedAttributes && !context.source.ancestorsMayHavePending(entity)
             sortSlots = evaluator.attributeSlots(in: entity)
         }
-        guard entityReadable, object.lifecycle.isFault, object.rowVersion == 0, merging.inserted.contains(id),
-              merging.deleted.isEmpty || !merging.deleted.contains(id) else { return nil }
+        guard entityReadable, merging.inserted.contains(id), merging.deleted.isEmpty || !merging.deleted.contains(id) else { return nil }
         let inserts = merging.savedInserts.count == 1 ? merging.savedInserts[0] : lookup?.inserts(of: id)
         guard let insert = inserts?.change(for: id), insert.values.count == entity.attributes.count else { return nil }
-        let subject = MergedInsertSubject(object: object, insert: insert, updates: merging.updated.isEmpty ? nil : merging.updated[id])
+        let subject = MergedInsertSubject(context: context, id: id, insert: insert, updates: merging.updated.isEmpty ? nil : merging.updated[id])
         guard evaluator.matches(subject: subject) else { return (false, []) }
         return (true, sortSlots.map { $0.map(subject.predicateAttribute) } ?? evaluator.sortValues(of: subject))
     }
@@ -56,17 +69,20 @@ package final class MergedInsertReader {
 
 /// A new object as ``MergedInsertReader`` shows it to a predicate and sort keys: attributes
 /// from the save's insert (later updates first), relationships and transformable attributes
-/// from the object itself. Three words, so it fits an existential's inline buffer.
+/// from the context's object for it (made and filled then).
 private struct MergedInsertSubject: PredicateSubject {
-    let object: ManagedObject
+    let context: ObjectContext
+    /// The object's ID after the save (the insert names it by its ID before).
+    let id: ObjectID
     let insert: ObjectChange
     let updates: [String: PropertyValue]?
 
-    var predicateEntity: EntityDescription { object.entity }
-    var predicateObjectID: ObjectID { object.objectID }
+    var predicateEntity: EntityDescription { id.entity }
+    var predicateObjectID: ObjectID { id }
+    private var object: ManagedObject { context.object(with: id) }
 
     func predicateAttribute(_ index: Int) -> PropertyValue {
-        let entity = object.entity
+        let entity = id.entity
         guard entity.attributeTransformers[index] == nil else { return object.predicateAttribute(index) }
         let value = updates.flatMap { $0[entity.attributes[index].name] } ?? insert.values[index]
         return value.storedForm

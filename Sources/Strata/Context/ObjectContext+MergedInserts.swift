@@ -65,6 +65,7 @@ extension ObjectContext {
     package func mergedInsertReader(for changes: ChangeSet, evaluator: FetchEvaluator) -> MergedInsertReader? {
         checkQueue()
         guard let merging = mergingChanges, merging.commits == changes.commits, !merging.savedInserts.isEmpty else { return nil }
+        catchUpPermanentIDs()   // so that an object held under a temporary ID is found by its new one
         return MergedInsertReader(context: self, merging: merging, lookup: mergingLookup, evaluator: evaluator)
     }
 }

@@ -71,7 +71,8 @@ public struct FetchEvaluator {
 
     /// ``matches(_:)`` for any subject (a new object read from a merged save, say).
     func matches(subject: some PredicateSubject) -> Bool {
-        subject.predicateEntity.isKind(of: plan.entity) && plan.matches(subject)
+        guard subject.predicateEntity.isKind(of: plan.entity) else { return false }
+        return plan.predicate == nil || plan.matches(subject)   // (no existential made without a predicate)
     }
 
     /// ``sortValues(of:)`` for any subject.
