@@ -8,6 +8,7 @@
 #   scripts/docs-runs.sh NAME...    only docs/runs/NAME.json (default, merge-coalesced,
 #                                   merge-notify, all-20000, reorder-20000, engine-100000,
 #                                   single-saves-20000, list-during-import-100000,
+#                                   list-during-import-20000,
 #                                   search-100000, sync-20000, sync-100000,
 #                                   sync-webdav-20000: it starts nginx,
 #                                   scripts/servers/install.sh installs it)
@@ -25,6 +26,7 @@ reorder-20000    --scenario reorder --objects 20000 --repeat 3
 engine-100000    --scenario engine --objects 100000 --repeat 3
 single-saves-20000 --scenario single-saves --stack hybrid --objects 20000 --repeat 3
 list-during-import-100000 --scenario list-during-import --stack hybrid --objects 100000 --repeat 3
+list-during-import-20000 --scenario list-during-import --stack hybrid --objects 20000 --repeat 3
 search-100000    --scenario search --stack hybrid --repeat 3
 sync-webdav-20000 --scenario sync --stack hybrid --objects 20000 --backend webdav --repeat 5
 sync-20000       --scenario sync --stack hybrid --objects 20000 --repeat 5

@@ -298,12 +298,17 @@ extension FetchedResultsController {
         // Only results need their shown values remembered. A touched result shows its current
         // values, unsaved edits included (say, an object edited while out of the results, then
         // brought back): a later save carrying those edits is an echo too.
-        for i in work.indices {
-            if let object = work[i].result {
-                // (An object without unsaved changes has none to remember: most merged ones.)
-                if !object.isFault, object.hasChanges { shownValues[work[i].id, default: [:]].merge(object.changedValues()) { $1 } }
-            } else if !shownValues.isEmpty {
-                shownValues[work[i].id] = nil
+        work.withUnsafeBufferPointer { work in   // (read in place: an element is large to copy)
+            for i in work.indices {
+                // The object that is a result after the batch, if it is one.
+                let result = work[i].placedPath != nil ? work[i].object
+                    : (work[i].kind == .delete || work[i].kind == .move ? nil : work[i].member?.object)
+                if let object = result {
+                    // (An object without unsaved changes has none to remember: most merged ones.)
+                    if !object.isFault, object.hasChanges { shownValues[work[i].id, default: [:]].merge(object.changedValues()) { $1 } }
+                } else if !shownValues.isEmpty {
+                    shownValues[work[i].id] = nil
+                }
             }
         }
 

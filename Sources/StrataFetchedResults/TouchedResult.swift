@@ -35,10 +35,4 @@ struct TouchedResult {
         self.id = id
         self.member = member
     }
-
-    /// The object that is a result after the batch, if it is one.
-    var result: ManagedObject? {
-        if placedPath != nil { return object }
-        return kind == .delete || kind == .move ? nil : member?.object
-    }
 }

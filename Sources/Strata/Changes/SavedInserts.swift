@@ -51,8 +51,14 @@ final class SavedInserts: Sendable {
 
     /// The insert of `id` in this save, if it made one.
     func change(for id: ObjectID) -> ObjectChange? {
-        guard !id.isTemporary, let block = blocks[id.entity.index] else { return nil }
-        guard block.keys.contains(id.key) else { return nil }
+        guard let block = blocks[id.entity.index] else { return nil }
+        return change(for: id, in: block)
+    }
+
+    /// ``change(for:)`` with the keys this save gave `id`'s entity, found before (a caller
+    /// asking about many objects of one entity looks them up once).
+    func change(for id: ObjectID, in block: KeyBlock) -> ObjectChange? {
+        guard !id.isTemporary, block.keys.contains(id.key) else { return nil }
         let change = changes[block.positions[Int(id.key - block.first)]]
         return change.id.entity === id.entity ? change : nil
     }

@@ -15,21 +15,34 @@
 /// ```
 package final class MergedInsertReader {
     private let context: ObjectContext
-    /// The whole change set being merged (a piece's saves and updates are its).
-    private let merging: ChangeSet
+    // The parts of the whole change set being merged that a read looks at (a piece's saves and
+    // updates are the whole set's), held apart so that a read touches no other.
+    private let inserted: Set<ObjectID>
+    private let deleted: Set<ObjectID>
+    private let updated: [ObjectID: [String: PropertyValue]]
+    /// The save's inserts when the set holds one save (an import's batch), else `lookup` finds them.
+    private let onlySave: SavedInserts?
     private let lookup: SavedInsertsLookup?
     private let evaluator: FetchEvaluator
-    /// The last entity asked about (objects come entity by entity): whether its objects can be
-    /// read here, and the attribute slots of its sort keys when each key is one such attribute.
+    /// Whether the evaluator has a predicate (without one, every object of the kind matches).
+    private let hasPredicate: Bool
+    // The last entity asked about (objects come entity by entity): whether its objects can be
+    // read here, the attribute slots of its sort keys when each key is one such attribute, and
+    // the keys the only save gave its objects.
     private var entity: EntityDescription?
     private var entityReadable = false
     private var sortSlots: [Int]?
+    private var keyBlock: SavedInserts.KeyBlock?
 
     init(context: ObjectContext, merging: ChangeSet, lookup: SavedInsertsLookup?, evaluator: FetchEvaluator) {
         self.context = context
-        self.merging = merging
-        self.lookup = lookup
+        self.inserted = merging.inserted
+        self.deleted = merging.deleted
+        self.updated = merging.updated
+        self.onlySave = merging.savedInserts.count == 1 ? merging.savedInserts[0] : nil
+        self.lookup = merging.savedInserts.count == 1 ? nil : (lookup ?? SavedInsertsLookup(merging.savedInserts))
         self.evaluator = evaluator
+        self.hasPredicate = evaluator.plan.predicate != nil
     }
 
     /// Whether the new object `id` of the merged save passes the evaluator's predicate, and its
@@ -57,11 +70,22 @@ package final class MergedInsertReader {
             self.entity = entity
             entityReadable = !entity.hasDerivedAttributes && !context.source.ancestorsMayHavePending(entity)
             sortSlots = evaluator.attributeSlots(in: entity)
+            keyBlock = onlySave?.blocks[entity.index]
         }
-        guard entityReadable, merging.inserted.contains(id), merging.deleted.isEmpty || !merging.deleted.contains(id) else { return nil }
-        let inserts = merging.savedInserts.count == 1 ? merging.savedInserts[0] : lookup?.inserts(of: id)
-        guard let insert = inserts?.change(for: id), insert.values.count == entity.attributes.count else { return nil }
-        let subject = MergedInsertSubject(context: context, id: id, insert: insert, updates: merging.updated.isEmpty ? nil : merging.updated[id])
+        guard entityReadable, inserted.contains(id), deleted.isEmpty || !deleted.contains(id) else { return nil }
+        let found: ObjectChange?
+        if let onlySave {
+            found = keyBlock.flatMap { onlySave.change(for: id, in: $0) }
+        } else {
+            found = lookup?.inserts(of: id)?.change(for: id)
+        }
+        guard let insert = found, insert.values.count == entity.attributes.count else { return nil }
+        let updates = updated.isEmpty ? nil : updated[id]
+        if !hasPredicate, let sortSlots, entity.isKind(of: evaluator.entity) {
+            // Every sort key an attribute of the object's own: read in place, no subject.
+            return (true, sortSlots.map { MergedInsertSubject.storedValue(of: insert, updates: updates, slot: $0, entity: entity) })
+        }
+        let subject = MergedInsertSubject(context: context, id: id, insert: insert, updates: updates)
         guard evaluator.matches(subject: subject) else { return (false, []) }
         return (true, sortSlots.map { $0.map(subject.predicateAttribute) } ?? evaluator.sortValues(of: subject))
     }
@@ -84,7 +108,13 @@ private struct MergedInsertSubject: PredicateSubject {
     func predicateAttribute(_ index: Int) -> PropertyValue {
         let entity = id.entity
         guard entity.attributeTransformers[index] == nil else { return object.predicateAttribute(index) }
-        let value = updates.flatMap { $0[entity.attributes[index].name] } ?? insert.values[index]
+        return Self.storedValue(of: insert, updates: updates, slot: index, entity: entity)
+    }
+
+    /// Attribute `slot` (not transformable) as a read of the row gives it: the set's later
+    /// update of it, else the insert's value, in stored form.
+    static func storedValue(of insert: ObjectChange, updates: [String: PropertyValue]?, slot: Int, entity: EntityDescription) -> PropertyValue {
+        let value = updates.flatMap { $0[entity.attributes[slot].name] } ?? insert.values[slot]
         return value.storedForm
     }
 
