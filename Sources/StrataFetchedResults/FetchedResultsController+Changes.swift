@@ -259,6 +259,7 @@ extension FetchedResultsController {
             if index.isSectioned, index.sections[path.section].entries.isEmpty { emptied.insert(path.section) }
             members[work[i].id] = nil
             setHeldKey(nil, of: removed.object)
+            if work[i].object == nil { work[i].object = removed.object }   // made for its row since
         }
         for s in emptied.sorted(by: >) {
             sectionChanges.append(FetchedSectionChange(name: index.sections[s].name, type: .delete, index: s))
@@ -335,8 +336,23 @@ extension FetchedResultsController {
         }
         let order = Self.reportOrdering(rows)
         guard !suppressing else { return }
+        // Rows placed from a save get objects only if the delegate takes rows: the first one
+        // alone (whether the delegate takes rows is known once it has had one), then the rest
+        // together. A deleted row never made gets a stand-in (the merge has forgotten it).
+        var madeTheRest = false
         report(FetchedResultsChanges(sections: sectionChanges, rows: order.map { rows[$0] })) { row, change in
-            rowObjects[order[row]] ?? context.object(with: change.objectID)
+            let i = order[row]
+            if let object = rowObjects[i] { return object }
+            if change.type == .delete { return context.deletedObject(for: change.objectID) }
+            if row > 0, !madeTheRest {
+                madeTheRest = true
+                let missing = rowObjects.indices.filter { rowObjects[$0] == nil && rows[$0].type != .delete }
+                for (k, object) in zip(missing, makeObjects(missing.map { rows[$0].objectID })) { rowObjects[k] = object }
+                if let object = rowObjects[i] { return object }
+            }
+            let object = makeObjects([change.objectID])[0]
+            rowObjects[i] = object
+            return object
         }
     }
 
@@ -378,7 +394,7 @@ extension FetchedResultsController {
     /// Whether the batch touches the result `entry`: by identity among the touched objects, or
     /// by ID for a result whose object was never made (held under its own ID).
     private static func isTouched(_ entry: ResultsIndex.Entry, _ touched: Set<ObjectIdentifier>, _ touchedIDs: Set<ObjectID>) -> Bool {
-        if let object = entry.object { return touched.contains(ObjectIdentifier(object)) }
+        if let object = entry.object, touched.contains(ObjectIdentifier(object)) { return true }
         return touchedIDs.contains(entry.id)
     }
 }

@@ -14,7 +14,7 @@ extension FetchedResultsController {
         guard let member = members[id] else { return nil }
         // A result whose object was never made is held under its own (permanent) ID, which
         // names one object of the context.
-        return member.object == nil || member.object === object ? id : nil
+        return member.object.map({ $0 === object }) ?? (object.context === context) ? id : nil
     }
 
     /// Records that `object` is held under `key` in ``members`` (`nil`: no longer held). Only a

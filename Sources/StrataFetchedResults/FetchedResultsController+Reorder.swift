@@ -39,9 +39,9 @@ extension FetchedResultsController {
         guard source.section == destination.section, index.sections.indices.contains(source.section) else { return 0 }
         let section = index.sections[source.section]
         let writes = PositionRenumbering.spacedWrites(movingFrom: source.row, to: destination.row, count: section.entries.count) {
-            PositionRenumbering.integer(index.object(at: $0, in: section), positionKey)
+            PositionRenumbering.integer(object(at: $0, in: section), positionKey)
         }
-        let objects = writes.map { index.object(at: $0.index, in: section) }
+        let objects = writes.map { object(at: $0.index, in: section) }
         return try performManualReorder {
             for (write, object) in zip(writes, objects) { try object.setValue(write.position, forKey: positionKey) }
             return writes.count

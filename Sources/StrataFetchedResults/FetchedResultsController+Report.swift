@@ -45,7 +45,10 @@ extension FetchedResultsController {
 
     /// Tells the delegate about one batch, its objects found in `objects` or among the results.
     func report(_ changes: FetchedResultsChanges, objects: [ObjectID: ManagedObject]) {
-        report(changes) { _, change in objects[change.objectID] ?? members[change.objectID]?.object ?? context.object(with: change.objectID) }
+        report(changes) { _, change in
+            objects[change.objectID] ?? members[change.objectID]?.object
+                ?? (change.type == .delete ? context.deletedObject(for: change.objectID) : context.object(with: change.objectID))
+        }
     }
 
     /// Tells the delegate about one batch; `object` gives the object of the row at a position.

@@ -44,11 +44,11 @@ extension FetchedResultsController {
                     members[id]?.indexedID = id
                 }
                 guard updatedIDs.contains(id) else { continue }
-                let object = index.object(at: row, in: section)
-                let values = index.currentValues(of: object)
+                let held = object(at: row, in: section)
+                let values = index.currentValues(of: held)
                 section.entries[row].values = values
                 members[id]?.values = values
-                if !object.isFault { shownValues[id, default: [:]].merge(object.changedValues()) { $1 } }
+                if !held.isFault { shownValues[id, default: [:]].merge(held.changedValues()) { $1 } }
                 let path = FetchedIndexPath(section: 0, row: row)
                 rows.append(FetchedRowChange(objectID: id, type: .update, indexPath: path, newIndexPath: path))
             }

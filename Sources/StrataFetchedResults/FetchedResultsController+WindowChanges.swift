@@ -73,7 +73,7 @@ extension FetchedResultsController {
             if let spare = spares.last {
                 boundary = (spare.values ?? index.currentValues(of: index.object(of: spare)), spare.id)
             } else {
-                if section.entries[last].values == nil, let key = heldKey(of: index.object(at: last, in: section)),
+                if section.entries[last].values == nil, let key = heldKey(of: object(at: last, in: section)),
                    touched.contains(key) { return false }
                 boundary = (index.values(at: last, in: section), section.entries[last].id)
             }
@@ -89,7 +89,7 @@ extension FetchedResultsController {
         candidates.reserveCapacity(section.entries.count + spares.count + reevaluated.count)
         for row in section.entries.indices {
             let entry = section.entries[row]
-            guard let key = heldKey(of: index.object(at: row, in: section)) else { continue }
+            guard let key = heldKey(of: object(at: row, in: section)) else { continue }
             if leaving.contains(key) || reevaluatedSet.contains(key) { continue }
             candidates.append((entry, index.values(at: row, in: section), true))
         }

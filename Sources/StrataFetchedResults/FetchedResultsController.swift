@@ -11,12 +11,12 @@ public struct FetchedSection<Object: ManagedObject> {
     public let name: String
     let entries: [ResultsIndex.Entry]
     /// Makes the objects of results placed without one.
-    let index: ResultsIndex
+    let controller: FetchedResultsController<Object>
     /// How many objects the section holds.
     public var numberOfObjects: Int { entries.count }
     /// The section's objects in order (faults stay faults; a result placed from a merged save
     /// gets its object, a fault, now).
-    public var objects: [Object] { entries.compactMap { index.object(of: $0) as? Object } }
+    public var objects: [Object] { controller.objects(of: entries).compactMap { $0 as? Object } }
     /// The IDs of the section's objects in order, as the objects hold them now (a parent's
     /// save to the store can make temporary IDs permanent without telling the child's observers).
     public var objectIDs: [ObjectID] { entries.map { $0.object?.objectID ?? $0.id } }
@@ -57,8 +57,8 @@ extension FetchedResultsControllerDelegate {
                            for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?) {
         // This default runs only for a delegate that does not implement the method: the
         // controller then stops making objects to hand it (as Core Data calls only the methods
-        // a delegate implements).
-        controller.delegateIgnoresRows = true
+        // a delegate implements). Not when another delegate forwarded the call here.
+        if controller.delegate === self { controller.delegateIgnoresRows = true }
     }
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Object>) {}
     public func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith changes: FetchedResultsChanges) {}
@@ -195,12 +195,12 @@ public final class FetchedResultsController<Object: ManagedObject> {
 
     /// The sections in order (one, possibly empty, when there is no section key path).
     public var sections: [FetchedSection<Object>] {
-        index.sections.map { FetchedSection(name: $0.name, entries: $0.entries, index: index) }
+        index.sections.map { FetchedSection(name: $0.name, entries: $0.entries, controller: self) }
     }
 
     /// Every result in order, across sections.
     public var fetchedObjects: [Object] {
-        index.sections.flatMap { section in section.entries.indices.compactMap { object(at: $0, in: section) as? Object } }
+        index.sections.flatMap { section in objects(of: section.entries).compactMap { $0 as? Object } }
     }
 
     /// The object at `indexPath` (which must be valid).
@@ -211,18 +211,11 @@ public final class FetchedResultsController<Object: ManagedObject> {
         return object
     }
 
-    /// The object of the result at `row` of `section`: made now (a fault) for a result placed
-    /// from a merged save's values, and kept by the result from then on.
-    func object(at row: Int, in section: ResultsIndex.Section) -> ManagedObject {
-        if let object = section.entries[row].object { return object }
-        let object = index.object(at: row, in: section)
-        members[section.entries[row].id]?.object = object
-        return object
-    }
-
     /// Where `object` is in the results, or nil (O(log n) for objects whose values were read).
     public func indexPath(for object: Object) -> FetchedIndexPath? {
-        guard let member = members[object.objectID], member.object == nil || member.object === object else { return nil }
+        guard let member = members[object.objectID] else { return nil }
+        // A result whose object was never made is this context's object for its ID.
+        guard member.object.map({ $0 === object }) ?? (object.context === context) else { return nil }
         return index.locate(object, values: member.values, id: member.indexedID)
     }
 

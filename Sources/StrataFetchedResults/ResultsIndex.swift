@@ -82,18 +82,17 @@ final class ResultsIndex {
         entry.object ?? context.object(with: entry.id)
     }
 
-    /// The object of the entry at `row` of `section`, kept there once made. Made together with
-    /// the entries after it that have none (up to ``objectPage`` rows), as faults that read
-    /// their rows in one query when the first is read: a list shows its rows together.
+    /// The object of the entry at `row` of `section`, kept there once made (the controller's
+    /// `object(at:in:)` makes a page of them at once and keeps them with their results too).
     func object(at row: Int, in section: Section) -> ManagedObject {
         if let object = section.entries[row].object { return object }
-        let rows = (row ..< min(section.entries.count, row + Self.objectPage)).filter { section.entries[$0].object == nil }
-        let objects = context.objects(with: rows.map { section.entries[$0].id })
-        for (r, object) in zip(rows, objects) { section.entries[r].object = object }
-        return objects[0]
+        let object = context.object(with: section.entries[row].id)
+        section.entries[row].object = object
+        return object
     }
 
-    /// How many rows' objects ``object(at:in:)`` makes at once: about a screen of a list.
+    /// How many rows' objects the controller's `object(at:in:)` makes at once: about a screen
+    /// of a list.
     static let objectPage = 64
 
     /// The sort values of `object` now (counted).

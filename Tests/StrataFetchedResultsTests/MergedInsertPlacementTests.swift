@@ -101,6 +101,86 @@ import Testing
         }
     }
 
+    /// `count` rows saved in `other` (ranks 0 ..< count) and merged into the fixture's list by
+    /// rank, which `recorder` follows; the rows' IDs in order.
+    private static func listOfMergedRows(_ fixture: TwoContexts, count: Int, recorder: any FetchedResultsControllerDelegate<Row>) throws
+        -> (controller: FetchedResultsController<Row>, ids: [ObjectID]) {
+        let controller = try fixture.context.performAndWait {
+            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: fixture.context)
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+        try fixture.other.performAndWait {
+            for i in 0..<count { fixture.other.insert(Row.self).rank = Int64(i) }
+            try fixture.other.save()
+        }
+        fixture.mergeOthersSaves()
+        return (controller, try Self.freshIDs(controller, of: fixture))
+    }
+
+    /// Deletes the rows of `ranks` in `other` and merges the save into the fixture's context.
+    private static func deleteInOther(_ fixture: TwoContexts, ranks: [Int64]) throws {
+        try fixture.other.performAndWait {
+            for row in try fixture.other.fetch(FetchRequest<Row>()) where ranks.contains(row.rank) { fixture.other.delete(row) }
+            try fixture.other.save()
+        }
+        fixture.mergeOthersSaves()
+    }
+
+    @Test func aDeletedRowIsReportedWithTheObjectItsListHandedOut() async throws {
+        let fixture = try await TwoContexts()
+        let recorder = Recorder()
+        let (controller, ids) = try Self.listOfMergedRows(fixture, count: 100, recorder: recorder)
+        // Rows 0 ... 63 get objects when row 0 is shown; row 80's by the section's objects.
+        let (shown, fromSection) = fixture.context.performAndWait {
+            (controller.object(at: FetchedIndexPath(section: 0, row: 0)), controller.sections[0].objects[80])
+        }
+        let madeWithPage = fixture.context.performAndWait { fixture.context.registeredObject(for: ids[20]) }
+        #expect(shown.objectID == ids[0] && fromSection.objectID == ids[80] && madeWithPage != nil)
+        // Rows 20 and 80 (made) and 90 (never made) deleted by another context.
+        recorder.events.removeAll()
+        try Self.deleteInOther(fixture, ranks: [20, 80, 90])
+        fixture.context.performAndWait {
+            var deleted: [ObjectIdentifier] = []
+            for event in recorder.events { if case .row(let object, _, .delete, _) = event { deleted.append(object) } }
+            #expect(deleted.count == 3)
+            #expect(deleted.contains(ObjectIdentifier(madeWithPage!)) && deleted.contains(ObjectIdentifier(fromSection)))
+            // The row never made is handed over as a deleted stand-in, which the context does not hold.
+            #expect(fixture.context.registeredObject(for: ids[90]) == nil)
+            #expect(controller.snapshot.itemIdentifiers == ids.enumerated().filter { ![20, 80, 90].contains($0.offset) }.map(\.element))
+        }
+    }
+
+    @Test func aForwardingDelegateKeepsGettingRows() async throws {
+        let fixture = try await TwoContexts()
+        let batchesOnly = BatchesOnly()
+        let forwarder = Forwarder(to: batchesOnly)
+        let (controller, _) = try Self.listOfMergedRows(fixture, count: 10, recorder: Recorder())
+        fixture.context.performAndWait { controller.delegate = forwarder }
+        try fixture.other.performAndWait {
+            for i in 10..<13 { fixture.other.insert(Row.self).rank = Int64(i) }
+            try fixture.other.save()
+        }
+        fixture.mergeOthersSaves()
+        try Self.deleteInOther(fixture, ranks: [0])
+        // The forwarded-to delegate's default row method ran; the forwarder still took every row.
+        #expect(forwarder.rows == 4 && batchesOnly.rows == 4)
+    }
+
+    @Test func aRowNeverMadeIsNotAnotherContextsObject() async throws {
+        let fixture = try await TwoContexts()
+        let batches = BatchesOnly()   // (takes no rows: no object is made for them)
+        let (controller, ids) = try Self.listOfMergedRows(fixture, count: 5, recorder: batches)
+        let elsewhere = fixture.other.performAndWait { fixture.other.object(with: ids[2]) }
+        fixture.context.performAndWait {
+            #expect(controller.indexPath(for: elsewhere as! Row) == nil)
+            let here = fixture.context.object(with: ids[2]) as! Row   // made outside the controller
+            #expect(controller.indexPath(for: here) == FetchedIndexPath(section: 0, row: 2))
+            #expect(batches.rows == 5)
+        }
+    }
+
     @Test func laterUpdatesInTheSameChangeSetCount() async throws {
         let fixture = try await TwoContexts()
         // The list on a second coordinator of the file: it hears of the writer's saves only
@@ -184,5 +264,21 @@ private final class BatchesOnly: FetchedResultsControllerDelegate {
     func controller(_ controller: FetchedResultsController<Row>, didChangeContentWith changes: FetchedResultsChanges) {
         rows += changes.rows.count
         last = changes
+    }
+}
+
+/// A delegate that takes rows itself and forwards them to another that does not.
+private final class Forwarder: FetchedResultsControllerDelegate {
+    typealias Object = Row
+    let target: BatchesOnly
+    var rows = 0
+    init(to target: BatchesOnly) { self.target = target }
+    func controller(_ controller: FetchedResultsController<Row>, didChange object: Row, at indexPath: FetchedIndexPath?,
+                    for type: FetchedResultsChangeType, newIndexPath: FetchedIndexPath?) {
+        rows += 1
+        target.controller(controller, didChange: object, at: indexPath, for: type, newIndexPath: newIndexPath)
+    }
+    func controller(_ controller: FetchedResultsController<Row>, didChangeContentWith changes: FetchedResultsChanges) {
+        target.controller(controller, didChangeContentWith: changes)
     }
 }

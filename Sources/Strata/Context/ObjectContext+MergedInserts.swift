@@ -68,6 +68,24 @@ extension ObjectContext {
         catchUpPermanentIDs()   // so that an object held under a temporary ID is found by its new one
         return MergedInsertReader(context: self, merging: merging, lookup: mergingLookup, evaluator: evaluator)
     }
+
+    /// An object standing for `id`, a row a merge deleted that this context held no object for:
+    /// an object of the entity's class marked deleted and not in the context, as a merge leaves
+    /// the objects it deletes. It is not registered and reads nothing (its values are the
+    /// class's initial ones). For an observer that must hand a deleted row's object over (a
+    /// fetched results controller reporting the delete of a row it never made an object for).
+    ///
+    /// For example (an observer inside the package):
+    /// ```swift
+    /// let gone = context.deletedObject(for: id)   // gone.isDeleted == true
+    /// ```
+    package func deletedObject(for id: ObjectID) -> ManagedObject {
+        checkQueue()
+        let object = constructFetched(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [],
+                                                                relationValues: [], isFault: true))
+        object.lifecycle.isDeleted = true
+        return object
+    }
 }
 
 /// The least and greatest of values of one numeric kind (integers, doubles or dates), kept as
