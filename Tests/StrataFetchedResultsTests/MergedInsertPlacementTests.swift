@@ -6,15 +6,21 @@ import Testing
 /// save by the values the save wrote (`MergedInsertReader`): they stay faults until something
 /// reads them, and the list is the one a fresh fetch gives.
 @Suite struct MergedInsertPlacementTests {
-    /// Visible rows by rank, then the controller on `context` listing them.
-    private static func visibleByRank(_ fixture: TwoContexts, recorder: Recorder) throws -> FetchedResultsController<Row> {
-        try fixture.context.performAndWait {
-            let request = FetchRequest<Row>(predicate: ObjectPredicate.key("visible") == true, sortKeys: [SortKey("rank")])
-            let controller = try FetchedResultsController(fetchRequest: request, context: fixture.context)
-            controller.delegate = recorder
+    /// A controller of `request` on `context`, fetched, reporting to `delegate`.
+    private static func list(_ request: FetchRequest<Row>, on context: ObjectContext,
+                             reportingTo delegate: any FetchedResultsControllerDelegate<Row>) throws -> FetchedResultsController<Row> {
+        try context.performAndWait {
+            let controller = try FetchedResultsController(fetchRequest: request, context: context)
+            controller.delegate = delegate
             try controller.performFetch()
             return controller
         }
+    }
+
+    /// Visible rows by rank, then the controller on `context` listing them.
+    private static func visibleByRank(_ fixture: TwoContexts, recorder: Recorder) throws -> FetchedResultsController<Row> {
+        try list(FetchRequest<Row>(predicate: ObjectPredicate.key("visible") == true, sortKeys: [SortKey("rank")]),
+                 on: fixture.context, reportingTo: recorder)
     }
 
     /// The IDs a fetch of the controller's request gives in a new context of the fixture's
@@ -57,12 +63,7 @@ import Testing
     @Test func aDelegateWithoutRowReportsGetsNoObjectsMade() async throws {
         let fixture = try await TwoContexts()
         let batches = BatchesOnly()
-        let controller = try fixture.context.performAndWait {
-            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: fixture.context)
-            controller.delegate = batches
-            try controller.performFetch()
-            return controller
-        }
+        let controller = try Self.list(FetchRequest<Row>(sortKeys: [SortKey("rank")]), on: fixture.context, reportingTo: batches)
         try fixture.other.performAndWait {
             for i in 0..<200 {
                 let row = fixture.other.insert(Row.self)
@@ -105,12 +106,7 @@ import Testing
     /// rank, which `recorder` follows; the rows' IDs in order.
     private static func listOfMergedRows(_ fixture: TwoContexts, count: Int, recorder: any FetchedResultsControllerDelegate<Row>) throws
         -> (controller: FetchedResultsController<Row>, ids: [ObjectID]) {
-        let controller = try fixture.context.performAndWait {
-            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: fixture.context)
-            controller.delegate = recorder
-            try controller.performFetch()
-            return controller
-        }
+        let controller = try Self.list(FetchRequest<Row>(sortKeys: [SortKey("rank")]), on: fixture.context, reportingTo: recorder)
         try fixture.other.performAndWait {
             for i in 0..<count { fixture.other.insert(Row.self).rank = Int64(i) }
             try fixture.other.save()
@@ -188,13 +184,8 @@ import Testing
         let ui = try await makeCoordinator(fixture.directory)
         let main = ObjectContext(.privateQueue, coordinator: ui)
         let recorder = Recorder()
-        let controller = try main.performAndWait {
-            let request = FetchRequest<Row>(predicate: ObjectPredicate.key("visible") == true, sortKeys: [SortKey("rank")])
-            let controller = try FetchedResultsController(fetchRequest: request, context: main)
-            controller.delegate = recorder
-            try controller.performFetch()
-            return controller
-        }
+        let controller = try Self.list(FetchRequest<Row>(predicate: ObjectPredicate.key("visible") == true, sortKeys: [SortKey("rank")]),
+                                       on: main, reportingTo: recorder)
         // Two saves (inserts, then a new rank and visibility) merged as one change set, as a
         // stack coalescing its backlog merges them.
         try fixture.other.performAndWait {
@@ -226,13 +217,7 @@ import Testing
     @Test func aKeyThroughARelationshipReadsTheObject() async throws {
         let fixture = try await TwoContexts()
         let recorder = Recorder()
-        let controller = try fixture.context.performAndWait {
-            let request = FetchRequest<Row>(sortKeys: [SortKey("list.name"), SortKey("rank")])
-            let controller = try FetchedResultsController(fetchRequest: request, context: fixture.context)
-            controller.delegate = recorder
-            try controller.performFetch()
-            return controller
-        }
+        let controller = try Self.list(FetchRequest<Row>(sortKeys: [SortKey("list.name"), SortKey("rank")]), on: fixture.context, reportingTo: recorder)
         try fixture.other.performAndWait {
             let lists = ["b", "a"].map { name in
                 let list = fixture.other.insert(RowList.self)
