@@ -82,15 +82,6 @@ final class ResultsIndex {
         entry.object ?? context.object(with: entry.id)
     }
 
-    /// The object of the entry at `row` of `section`, kept there once made (the controller's
-    /// `object(at:in:)` makes a page of them at once and keeps them with their results too).
-    func object(at row: Int, in section: Section) -> ManagedObject {
-        if let object = section.entries[row].object { return object }
-        let object = context.object(with: section.entries[row].id)
-        section.entries[row].object = object
-        return object
-    }
-
     /// How many rows' objects the controller's `object(at:in:)` makes at once: about a screen
     /// of a list.
     static let objectPage = 64
@@ -104,7 +95,7 @@ final class ResultsIndex {
     /// The values of entry `row` of `section`, read and cached if it was never read.
     func values(at row: Int, in section: Section) -> [PropertyValue] {
         if let values = section.entries[row].values { return values }
-        let values = currentValues(of: object(at: row, in: section))
+        let values = currentValues(of: object(of: section.entries[row]))
         section.entries[row].values = values
         return values
     }
