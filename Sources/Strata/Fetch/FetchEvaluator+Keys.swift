@@ -30,13 +30,28 @@ extension FetchEvaluator {
     /// evaluator.sortAttributeNames   // ["position"]
     /// ```
     public var sortAttributeNames: [String]? {
-        var names: [String] = []
-        names.reserveCapacity(plan.sortKeys.count)
+        sortAttributeSlots.map { slots in zip(slots, plan.sortKeys).map { $1.keyPath.endEntity.attributeNames[$0] } }
+    }
+
+    /// The attribute slot each sort key reads on objects of `entity` (the request's entity or a
+    /// subentity: inherited attributes keep their slots), when every key is one of the object's
+    /// own attributes (``sortAttributeNames``) and none is transformable; `nil` otherwise.
+    func attributeSlots(in entity: EntityDescription) -> [Int]? {
+        guard let slots = sortAttributeSlots,
+              slots.allSatisfy({ $0 < entity.attributes.count && entity.attributeTransformers[$0] == nil }) else { return nil }
+        return slots
+    }
+
+    /// The slot of the attribute each sort key reads, when every key is one of the entity's own
+    /// attributes: what ``sortAttributeNames`` and ``attributeSlots(in:)`` are read from.
+    private var sortAttributeSlots: [Int]? {
+        var slots: [Int] = []
+        slots.reserveCapacity(plan.sortKeys.count)
         for key in plan.sortKeys {
-            guard key.keyPath.steps.isEmpty, case .attribute(let i) = key.keyPath.terminal else { return nil }
-            names.append(key.keyPath.endEntity.attributeNames[i])
+            guard key.keyPath.steps.isEmpty, case .attribute(let slot) = key.keyPath.terminal else { return nil }
+            slots.append(slot)
         }
-        return names
+        return slots
     }
 
     private static func insertKeys(of node: CompiledPredicate.Node, into keys: inout Set<String>) {

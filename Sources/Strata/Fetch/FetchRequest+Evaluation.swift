@@ -80,20 +80,6 @@ public struct FetchEvaluator {
         plan.sortKeys.map { $0.keyPath.value(of: subject) }
     }
 
-    /// The attribute slot each sort key reads on objects of `entity` (the request's entity or a
-    /// subentity: inherited attributes keep their slots), when every key is an attribute of the
-    /// object itself that is not transformable; `nil` otherwise.
-    func attributeSlots(in entity: EntityDescription) -> [Int]? {
-        var slots: [Int] = []
-        slots.reserveCapacity(plan.sortKeys.count)
-        for key in plan.sortKeys {
-            guard key.keyPath.steps.isEmpty, case .attribute(let slot) = key.keyPath.terminal,
-                  slot < entity.attributes.count, entity.attributeTransformers[slot] == nil else { return nil }
-            slots.append(slot)
-        }
-        return slots
-    }
-
     /// Compares one sort key's values: negative, zero or positive as `a` sorts before, with or
     /// after `b` under key `index` (its direction and string comparison included).
     ///
