@@ -41,6 +41,10 @@ extension FetchedResultsController {
             }
             rekeySpares(changes.permanentIDs, touched: &touched)
         }
+        // A batch that only updates results in keys the request does not read leaves every
+        // row where it is: reported without the general path's work below.
+        if takesAll, touched.isEmpty, fetchRequest.textSearch == nil,
+           reportPlainUpdates(changes, isOurs: isOurs, suppressing: suppressing) { return }
         // A window whose results and spares all have permanent IDs (none can be held under an older ID)
         // passes over the objects outside it that a change cannot bring in: ones updated only
         // in keys the request does not read or sorting after its last result by their new
@@ -134,7 +138,9 @@ extension FetchedResultsController {
             return
         }
         // One entry per touched object: each step below reads and writes its entry by position.
-        var work = touched.map { TouchedResult(id: $0, member: members[$0]) }
+        // In key order when that is cheap: the order an import inserted its rows in, which the
+        // sorts of the placements and of the report then find already made (`KeyOrder`).
+        var work = KeyOrder.ordered(Array(touched)) { $0 }.map { TouchedResult(id: $0, member: members[$0]) }
         let deleted = changes.deleted
         func isDeleted(_ id: ObjectID) -> Bool { !deleted.isEmpty && deleted.contains(id) }
 
@@ -334,26 +340,7 @@ extension FetchedResultsController {
             rows.append(FetchedRowChange(objectID: id, type: type, indexPath: type == .insert ? nil : oldPath, newIndexPath: newPath))
             rowObjects.append(object)
         }
-        let order = Self.reportOrdering(rows)
-        guard !suppressing else { return }
-        // Rows placed from a save get objects only if the delegate takes rows: the first one
-        // alone (whether the delegate takes rows is known once it has had one), then the rest
-        // together. A deleted row never made gets a stand-in (the merge has forgotten it).
-        var madeTheRest = false
-        report(FetchedResultsChanges(sections: sectionChanges, rows: order.map { rows[$0] })) { row, change in
-            let i = order[row]
-            if let object = rowObjects[i] { return object }
-            if change.type == .delete { return context.deletedObject(for: change.objectID) }
-            if row > 0, !madeTheRest {
-                madeTheRest = true
-                let missing = rowObjects.indices.filter { rowObjects[$0] == nil && rows[$0].type != .delete }
-                for (k, object) in zip(missing, makeObjects(missing.map { rows[$0].objectID })) { rowObjects[k] = object }
-                if let object = rowObjects[i] { return object }
-            }
-            let object = makeObjects([change.objectID])[0]
-            rowObjects[i] = object
-            return object
-        }
+        reportBatch(sections: sectionChanges, rows: rows, objects: rowObjects, suppressing: suppressing)
     }
 
     /// The IDs of a window's results and spares that `changes` updates, looked up from the

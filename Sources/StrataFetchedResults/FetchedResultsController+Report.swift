@@ -43,6 +43,34 @@ extension FetchedResultsController {
         reportKey(a) < reportKey(b)
     }
 
+    /// Reports a batch worked out from a change set: `rows` in any order, `objects[i]` the
+    /// object of `rows[i]` (nil for a result placed from a merged save, never made). Nothing is
+    /// reported while the user reorders by hand (`suppressing`).
+    ///
+    /// Rows placed from a save get objects only if the delegate takes rows: the first one alone
+    /// (whether the delegate takes rows is known once it has had one), then the rest together. A
+    /// deleted row never made gets a stand-in (the merge has forgotten it).
+    func reportBatch(sections: [FetchedSectionChange], rows: [FetchedRowChange], objects: [ManagedObject?], suppressing: Bool) {
+        let order = Self.reportOrdering(rows)
+        guard !suppressing else { return }
+        var rowObjects = objects
+        var madeTheRest = false
+        report(FetchedResultsChanges(sections: sections, rows: order.map { rows[$0] })) { row, change in
+            let i = order[row]
+            if let object = rowObjects[i] { return object }
+            if change.type == .delete { return context.deletedObject(for: change.objectID) }
+            if row > 0, !madeTheRest {
+                madeTheRest = true
+                let missing = rowObjects.indices.filter { rowObjects[$0] == nil && rows[$0].type != .delete }
+                for (k, object) in zip(missing, makeObjects(missing.map { rows[$0].objectID })) { rowObjects[k] = object }
+                if let object = rowObjects[i] { return object }
+            }
+            let object = makeObjects([change.objectID])[0]
+            rowObjects[i] = object
+            return object
+        }
+    }
+
     /// Tells the delegate about one batch, its objects found in `objects` or among the results.
     func report(_ changes: FetchedResultsChanges, objects: [ObjectID: ManagedObject]) {
         report(changes) { _, change in

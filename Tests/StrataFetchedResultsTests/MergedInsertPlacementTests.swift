@@ -241,17 +241,6 @@ import Testing
     }
 }
 
-/// A delegate that takes whole batches only (no row method of its own).
-private final class BatchesOnly: FetchedResultsControllerDelegate {
-    typealias Object = Row
-    var rows = 0
-    var last: FetchedResultsChanges?
-    func controller(_ controller: FetchedResultsController<Row>, didChangeContentWith changes: FetchedResultsChanges) {
-        rows += changes.rows.count
-        last = changes
-    }
-}
-
 /// A delegate that takes rows itself and forwards them to another that does not.
 private final class Forwarder: FetchedResultsControllerDelegate {
     typealias Object = Row

@@ -218,3 +218,14 @@ struct TwoContexts {
         context.performAndWait { for changes in collector.take() { context.merge(changes) } }
     }
 }
+
+/// A delegate that takes whole batches only (no row method of its own).
+final class BatchesOnly: FetchedResultsControllerDelegate {
+    typealias Object = Row
+    var rows = 0
+    var last: FetchedResultsChanges?
+    func controller(_ controller: FetchedResultsController<Row>, didChangeContentWith changes: FetchedResultsChanges) {
+        rows += changes.rows.count
+        last = changes
+    }
+}

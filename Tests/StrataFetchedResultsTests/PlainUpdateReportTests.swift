@@ -1,0 +1,113 @@
+import Strata
+import Testing
+@testable import StrataFetchedResults
+
+/// A merged batch that only updates results in keys the request does not read (an import's
+/// second pass) is reported row by row where each result stands, in row order, without the
+/// general path's work; anything else in the batch sends it down the general path.
+@Suite struct PlainUpdateReportTests {
+    /// A list by rank on the fixture's context, following `count` rows that `other` saved with
+    /// their ranks scrambled against their keys (so key order is not row order); the rows' IDs
+    /// in list order.
+    private static func scrambledList(_ fixture: TwoContexts, count: Int, recorder: any FetchedResultsControllerDelegate<Row>) throws
+        -> (controller: FetchedResultsController<Row>, ids: [ObjectID]) {
+        let controller = try fixture.context.performAndWait {
+            let controller = try FetchedResultsController(fetchRequest: FetchRequest<Row>(sortKeys: [SortKey("rank")]), context: fixture.context)
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+        try fixture.other.performAndWait {
+            for i in 0..<count { fixture.other.insert(Row.self).rank = Int64((i * 37) % count) }
+            try fixture.other.save()
+        }
+        fixture.mergeOthersSaves()
+        let ids = fixture.context.performAndWait { controller.snapshot.itemIdentifiers }
+        return (controller, ids)
+    }
+
+    /// Sets `change` on the rows of `ranks` in `other`, saves, and merges the save.
+    private static func update(_ fixture: TwoContexts, ranks: Set<Int64>, _ change: @escaping (Row) -> Void) throws {
+        try fixture.other.performAndWait {
+            for row in try fixture.other.fetch(FetchRequest<Row>()) where ranks.contains(row.rank) { change(row) }
+            try fixture.other.save()
+        }
+        fixture.mergeOthersSaves()
+    }
+
+    @Test func updatesOfUnreadKeysAreReportedWhereEachRowStandsInRowOrder() async throws {
+        let fixture = try await TwoContexts()
+        let recorder = Recorder()
+        let (controller, ids) = try Self.scrambledList(fixture, count: 64, recorder: recorder)
+        #expect(ids.count == 64)
+        let ranks = Set((0..<64).filter { $0 % 3 != 1 }.map(Int64.init))
+        let before = fixture.context.performAndWait { controller.statistics }
+        try Self.update(fixture, ranks: ranks) { $0.title = "retitled \($0.rank)" }
+        fixture.context.performAndWait {
+            let rows = recorder.batches.last?.rows ?? []
+            #expect(rows.count == ranks.count)
+            #expect(rows.allSatisfy { $0.type == .update && $0.indexPath != nil && $0.indexPath == $0.newIndexPath })
+            // Each at its own row, which is its rank here; reported first row first.
+            #expect(rows.allSatisfy { ids[$0.indexPath?.row ?? -1] == $0.objectID })
+            #expect(Set(rows.compactMap { $0.indexPath.map { Int64($0.row) } }) == ranks)
+            #expect(rows.compactMap { $0.indexPath?.row } == rows.compactMap { $0.indexPath?.row }.sorted())
+            // Nothing evaluated or read: the rows' places were known.
+            #expect(controller.statistics.evaluations == before.evaluations)
+            #expect(controller.statistics.sortValueReads == before.sortValueReads)
+            #expect(controller.snapshot.itemIdentifiers == ids)
+            #expect(controller.object(at: FetchedIndexPath(section: 0, row: 3)).title == "retitled 3")
+        }
+    }
+
+    @Test func anUpdateOfASortKeyInTheBatchMovesItsRow() async throws {
+        let fixture = try await TwoContexts()
+        let recorder = Recorder()
+        let (controller, ids) = try Self.scrambledList(fixture, count: 20, recorder: recorder)
+        // Rank 5 goes to the end; the others' titles change.
+        try Self.update(fixture, ranks: Set((0..<20).map(Int64.init))) { row in
+            if row.rank == 5 { row.rank = 100 } else { row.title = "t" }
+        }
+        fixture.context.performAndWait {
+            let rows = recorder.batches.last?.rows ?? []
+            let move = rows.first { $0.objectID == ids[5] }
+            #expect(move?.type == .move && move?.newIndexPath == FetchedIndexPath(section: 0, row: 19))
+            #expect(rows.filter { $0.type == .update }.count == 19)
+            #expect(controller.snapshot.itemIdentifiers == ids.filter { $0 != ids[5] } + [ids[5]])
+        }
+    }
+
+    @Test func aRowShownSinceItWasPlacedIsHeldWithItsObject() async throws {
+        let fixture = try await TwoContexts()
+        let recorder = BatchesOnly()   // takes no rows: the rows' objects are not made
+        let (controller, ids) = try Self.scrambledList(fixture, count: 10, recorder: recorder)
+        // Made by something else than the controller (a cell reading the row by its ID).
+        let made = fixture.context.performAndWait { fixture.context.object(with: ids[4]) }
+        fixture.context.performAndWait { #expect(controller.members[ids[4]]?.object == nil) }
+        try Self.update(fixture, ranks: [4, 6]) { $0.title = "seen" }
+        fixture.context.performAndWait {
+            #expect(recorder.last?.rows.map(\.objectID) == [ids[4], ids[6]])
+            #expect(controller.members[ids[4]]?.object === made)
+            #expect(controller.indexPath(for: made as! Row) == FetchedIndexPath(section: 0, row: 4))
+        }
+    }
+
+    @Test func aRowWithUnsavedEditsHereGoesTheGeneralWayAndItsEditsStayShown() async throws {
+        let fixture = try await TwoContexts()
+        let recorder = Recorder()
+        let (controller, ids) = try Self.scrambledList(fixture, count: 10, recorder: recorder)
+        // An edit here of a key the list does not read, not yet processed, then another
+        // context's update of the same row.
+        fixture.context.performAndWait { controller.object(at: FetchedIndexPath(section: 0, row: 2)).visible = false }
+        let batchesBefore = fixture.context.performAndWait { recorder.batches.count }
+        try Self.update(fixture, ranks: [2]) { $0.title = "theirs" }
+        fixture.context.performAndWait {
+            #expect(recorder.batches.count == batchesBefore + 1)
+            #expect(recorder.batches.last?.rows.map(\.objectID) == [ids[2]])
+            #expect(recorder.batches.last?.rows.first?.type == .update)
+            // The row was reported with the edit in it: processing the edit reports nothing again.
+            #expect(controller.shownValues[ids[2]]?["visible"] == .bool(false))
+            fixture.context.processPendingChanges()
+            #expect(recorder.batches.count == batchesBefore + 1)
+        }
+    }
+}
