@@ -29,10 +29,12 @@ extension FetchedResultsController {
         var objects: [ManagedObject?] = []
         rows.reserveCapacity(updates.count)
         objects.reserveCapacity(updates.count)
-        // In key order, the order an import wrote the rows in: the report's sort then finds its
-        // rows in order (`KeyOrder`).
+        // In key order, the order an import wrote the rows in: each is then usually found right
+        // after the one before, and the report's sort finds its rows in order (`KeyOrder`).
+        var previous: FetchedIndexPath?
         for update in KeyOrder.ordered(updates, by: { $0.id }) {
-            guard let path = index.locate(update.object, values: update.values, id: update.id) else { return false }
+            guard let path = index.locate(update.object, values: update.values, id: update.id, after: previous) else { return false }
+            previous = path
             rows.append(FetchedRowChange(objectID: update.id, type: .update, indexPath: path, newIndexPath: path))
             objects.append(update.object)
         }
