@@ -59,6 +59,42 @@ import Testing
         }
     }
 
+    @Test func rowsWrittenInOrderAreFoundFromTheOneBeforeAcrossSections() async throws {
+        let fixture = try await TwoContexts()
+        let recorder = Recorder()
+        let controller = try fixture.context.performAndWait {
+            let request = FetchRequest<Row>(sortKeys: [SortKey("group"), SortKey("rank")])
+            let controller = try FetchedResultsController(fetchRequest: request, context: fixture.context, sectionKeyPath: "group")
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+        // Written in list order: keys follow rows, across three sections.
+        try fixture.other.performAndWait {
+            for i in 0..<30 {
+                let row = fixture.other.insert(Row.self)
+                row.group = ["a", "b", "c"][i / 10]
+                row.rank = Int64(i)
+            }
+            try fixture.other.save()
+        }
+        fixture.mergeOthersSaves()
+        // Every row but each third (so the row after a found one is not always the next found),
+        // and the last of a section next to the first of the following one.
+        let ranks = Set((0..<30).filter { $0 % 3 != 1 || $0 == 10 }.map(Int64.init))   // 9 and 10: a section's last, the next's first
+        try Self.update(fixture, ranks: ranks) { $0.title = "seen" }
+        fixture.context.performAndWait {
+            let rows = recorder.batches.last?.rows ?? []
+            #expect(rows.count == ranks.count && rows.allSatisfy { $0.type == .update && $0.indexPath == $0.newIndexPath })
+            for row in rows {
+                guard let path = row.indexPath else { Issue.record("no path"); continue }
+                let rank = Int64(path.section * 10 + path.row)
+                #expect(ranks.contains(rank))
+                #expect(controller.object(at: path).objectID == row.objectID)
+            }
+        }
+    }
+
     @Test func anUpdateOfASortKeyInTheBatchMovesItsRow() async throws {
         let fixture = try await TwoContexts()
         let recorder = Recorder()
