@@ -20,13 +20,16 @@ extension FetchedResultsController {
             if moveResult(from: temporary, to: permanent) { touched.insert(permanent) }
             if let shown = shownValues.removeValue(forKey: temporary) { shownValues[permanent] = shown }
         }
-        if members.count + shownValues.count < changes.permanentIDs.count {
+        // (Nothing held under a temporary ID, as in a list following another context's saves:
+        // the batch's new IDs have nothing here to re-key.)
+        let holdsTemporaryKeys = members.hasTemporaryKeys || !shownValues.isEmpty
+        if holdsTemporaryKeys, members.count + shownValues.count < changes.permanentIDs.count {
             // Fewer results than new IDs (a window following an import): look the results up.
             let temporaries = Set(members.temporaryKeys).union(shownValues.keys.filter(\.isTemporary))
             for temporary in temporaries {
                 if let permanent = changes.permanentIDs[temporary], isOurs(permanent) { rekey(temporary, permanent) }
             }
-        } else {
+        } else if holdsTemporaryKeys {
             for (temporary, permanent) in changes.permanentIDs where isOurs(permanent) { rekey(temporary, permanent) }
         }
         // A window's results and spares that an ancestor's save made permanent: this context
@@ -140,7 +143,9 @@ extension FetchedResultsController {
         // One entry per touched object: each step below reads and writes its entry by position.
         // In key order when that is cheap: the order an import inserted its rows in, which the
         // sorts of the placements and of the report then find already made (`KeyOrder`).
-        var work = KeyOrder.ordered(Array(touched)) { $0 }.map { TouchedResult(id: $0, member: members[$0]) }
+        var work: [TouchedResult] = []
+        work.reserveCapacity(touched.count)
+        for id in KeyOrder.ordered(Array(touched), by: { $0 }) { work.append(TouchedResult(id: id, member: members[id])) }
         let deleted = changes.deleted
         func isDeleted(_ id: ObjectID) -> Bool { !deleted.isEmpty && deleted.contains(id) }
 
@@ -276,7 +281,9 @@ extension FetchedResultsController {
         // ones of its section and no section was made (an import appending in order): then the
         // report needs no search for them.
         var placedInOrder = true
-        var lastPlacedRow: [Int: Int] = [:]
+        // The row of the last placement in each section, while placements are in order (no
+        // section made: the sections stay where they are).
+        var lastPlacedRow = [Int](repeating: -1, count: index.sections.count)
         // Placed in sort order (a change set lists its objects in no order): k · log k
         // comparisons, after which rows arriving after the existing ones are each appended with
         // one comparison, and each placement lands after the previous one, so its path is final.
@@ -290,8 +297,10 @@ extension FetchedResultsController {
             let id = work[i].id, object = work[i].object
             let (path, made) = index.insert(ResultsIndex.Entry(object: object, id: id, values: values), values: values)
             if made { madeSections.append(values); placedInOrder = false }
-            if let previous = lastPlacedRow[path.section], path.row <= previous { placedInOrder = false }
-            lastPlacedRow[path.section] = path.row
+            if placedInOrder {
+                if path.row <= lastPlacedRow[path.section] { placedInOrder = false }
+                lastPlacedRow[path.section] = path.row
+            }
             work[i].placedPath = path
             members[id] = Member(object: object, indexedID: id, values: values)
             setHeldKey(id, of: object)

@@ -51,6 +51,8 @@ struct ObjectIDTable<Value> {
     private var others: [ObjectID: Value] = [:]
     /// How many entries the table holds.
     private(set) var count = 0
+    /// How many of them are held under temporary IDs (all in `others`: only saved objects page).
+    private var temporaryCount = 0
 
     init() {}
 
@@ -87,7 +89,7 @@ struct ObjectIDTable<Value> {
     var temporaryKeys: [ObjectID] { others.keys.filter(\.isTemporary) }
 
     /// Whether any entry is held under a temporary ID.
-    var hasTemporaryKeys: Bool { others.keys.contains { $0.isTemporary } }
+    var hasTemporaryKeys: Bool { temporaryCount > 0 }
 
     /// How many pages hold values (for tests and measurements: memory in use beyond the
     /// dictionary is about this many × 1 024 slots).
@@ -151,6 +153,7 @@ struct ObjectIDTable<Value> {
         let old = if let newValue { others.updateValue(newValue, forKey: id) } else { others.removeValue(forKey: id) }
         guard (old != nil) != (newValue != nil) else { return old }
         count += newValue != nil ? 1 : -1
+        if id.isTemporary { temporaryCount += newValue != nil ? 1 : -1 }
         guard let key = Self.pagedKey(of: id) else { return old }
         let e = id.entity.index
         if e >= entities.count {

@@ -37,6 +37,26 @@ struct ObjectIDTableTests {
         #expect(!table.hasTemporaryKeys)
     }
 
+    /// Whether any value is held under a temporary ID follows every set, replace and removal.
+    @Test func knowsWhetherItHoldsTemporaryKeys() async throws {
+        let directory = TemporaryDirectory()
+        let context = ObjectContext(.privateQueue, coordinator: try await makeCoordinator(directory))
+        let (first, second) = context.performAndWait { (context.insert(Row.self).objectID, context.insert(Row.self).objectID) }
+        #expect(first.isTemporary && second.isTemporary)
+        var table = ObjectIDTable<Int>()
+        table[ObjectID(entity: try #require(rows), primaryKey: 1)] = 0
+        #expect(!table.hasTemporaryKeys)
+        table[first] = 1
+        table[second] = 2
+        table[first] = 3   // replacing is not adding
+        #expect(table.hasTemporaryKeys)
+        table[first] = nil
+        #expect(table.hasTemporaryKeys)
+        #expect(table.removeValue(forKey: second) == 2)
+        #expect(!table.hasTemporaryKeys)
+        #expect(table.temporaryKeys.isEmpty && table.count == 1)
+    }
+
     /// Dense keys move to pages once there are enough of them; a page is freed when it empties.
     @Test func denseKeysArePagedAndEmptiedPagesFreed() throws {
         let rows = try #require(rows)
