@@ -3,7 +3,7 @@ import Strata
 /// A map from object IDs to values that can grow to hundreds of thousands of entries without
 /// ever rehashing them all at once.
 ///
-/// Entries start in a dictionary. Once an entity holds 4 096 saved objects whose primary keys
+/// Entries start in a dictionary. Once an entity holds 1 024 saved objects whose primary keys
 /// are dense (SQLite hands them out in order from 1: at least one key in four of their range
 /// used), its saved objects move, once, to pages of 1 024 slots found by the key itself: from
 /// then on a new one costs at most a new page and a lookup no hashing. A page is freed when it
@@ -43,7 +43,7 @@ struct ObjectIDTable<Value> {
     private static var pagedKeyLimit: Int64 { 1 << 26 }
     /// How many saved objects of an entity the dictionary holds before the table considers
     /// paging them.
-    private static var pagingThreshold: Int { 4_096 }
+    private static var pagingThreshold: Int { 1_024 }
 
     /// By entity position in the model (`EntityDescription.index`, as IDs compare).
     private var entities: [EntityState] = []
