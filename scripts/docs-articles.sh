@@ -103,8 +103,9 @@ render() {
         s{\A(# [^\n]*)}{ (my $title = $1) =~ s/`//g; $title }e;
         # The generated-file note goes under the title (DocC wants the title first).
         s/\A(# [^\n]*\n)/$1\n<!-- Generated from $ENV{source} by scripts\/docs-articles.sh: edit that file, not this one. -->\n/;
-        # [text](docs/page.md#part) and [text](page.md#part); the text may span lines.
-        s{\[([^\]]*)\]\((?:docs/)?([a-z0-9-]+)\.md(#[^)]*)?\)}{
+        # [text](docs/page.md#part) and [text](page.md#part); the text may span lines. (Not
+        # from an escaped bracket, `\[`, as in a grep pattern in a code block.)
+        s{(?<!\\)\[([^\]]*)\]\((?:docs/)?([a-z0-9-]+)\.md(#[^)]*)?\)}{
             my ($text, $page, $part) = ($1, $2, $3 // "");
             my $target = $module_of{$page};
             die "docs-articles: $ENV{source} links to $page.md, which is in no catalog\n" unless defined $target;
@@ -120,10 +121,10 @@ render() {
         # [text](#part): a heading of this page.
         if ($ENV{source} =~ m{^docs/([a-z0-9-]+)\.md$}) {
             my $self = $1;
-            s{\[([^\]]*)\]\((#[^)]*)\)}{"[$1](<doc:$self" . docc_anchor($self, $2) . ">)"}ge;
+            s{(?<!\\)\[([^\]]*)\]\((#[^)]*)\)}{"[$1](<doc:$self" . docc_anchor($self, $2) . ">)"}ge;
         }
         # Links to files outside docs/ (CHANGELOG.md, scripts) have no page in the archive.
-        s{\[([^\]]*)\]\((?!https?:|<doc:|\.\./|#)[^)]*\)}{$1}g;
+        s{(?<!\\)\[([^\]]*)\]\((?!https?:|<doc:|\.\./|#)[^)]*\)}{$1}g;
     '
 }
 
