@@ -13,10 +13,12 @@ function is summed. Counts of a function called on other paths too are its own, 
 path's: profile one path (callgrind's --toggle-collect) when that matters.
 """
 import re
+import signal
 import sys
 
 
 def main() -> None:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # quiet when piped into head
     if len(sys.argv) != 6:
         sys.exit(__doc__)
     path, root, depth, min_share, divisor = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])

@@ -115,15 +115,6 @@ import Testing
         return (controller, try Self.freshIDs(controller, of: fixture))
     }
 
-    /// Deletes the rows of `ranks` in `other` and merges the save into the fixture's context.
-    private static func deleteInOther(_ fixture: TwoContexts, ranks: [Int64]) throws {
-        try fixture.other.performAndWait {
-            for row in try fixture.other.fetch(FetchRequest<Row>()) where ranks.contains(row.rank) { fixture.other.delete(row) }
-            try fixture.other.save()
-        }
-        fixture.mergeOthersSaves()
-    }
-
     @Test func aDeletedRowIsReportedWithTheObjectItsListHandedOut() async throws {
         let fixture = try await TwoContexts()
         let recorder = Recorder()
@@ -136,7 +127,7 @@ import Testing
         #expect(shown.objectID == ids[0] && fromSection.objectID == ids[80] && madeWithPage != nil)
         // Rows 20 and 80 (made) and 90 (never made) deleted by another context.
         recorder.events.removeAll()
-        try Self.deleteInOther(fixture, ranks: [20, 80, 90])
+        try fixture.changeInOther(ranks: [20, 80, 90]) { fixture.other.delete($0) }
         fixture.context.performAndWait {
             var deleted: [ObjectIdentifier] = []
             for event in recorder.events { if case .row(let object, _, .delete, _) = event { deleted.append(object) } }
@@ -159,7 +150,7 @@ import Testing
             try fixture.other.save()
         }
         fixture.mergeOthersSaves()
-        try Self.deleteInOther(fixture, ranks: [0])
+        try fixture.changeInOther(ranks: [0]) { fixture.other.delete($0) }
         // The forwarded-to delegate's default row method ran; the forwarder still took every row.
         #expect(forwarder.rows == 4 && batchesOnly.rows == 4)
     }

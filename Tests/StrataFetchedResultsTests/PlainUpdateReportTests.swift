@@ -26,15 +26,6 @@ import Testing
         return (controller, ids)
     }
 
-    /// Sets `change` on the rows of `ranks` in `other`, saves, and merges the save.
-    private static func update(_ fixture: TwoContexts, ranks: Set<Int64>, _ change: @escaping (Row) -> Void) throws {
-        try fixture.other.performAndWait {
-            for row in try fixture.other.fetch(FetchRequest<Row>()) where ranks.contains(row.rank) { change(row) }
-            try fixture.other.save()
-        }
-        fixture.mergeOthersSaves()
-    }
-
     @Test func updatesOfUnreadKeysAreReportedWhereEachRowStandsInRowOrder() async throws {
         let fixture = try await TwoContexts()
         let recorder = Recorder()
@@ -42,7 +33,7 @@ import Testing
         #expect(ids.count == 64)
         let ranks = Set((0..<64).filter { $0 % 3 != 1 }.map(Int64.init))
         let before = fixture.context.performAndWait { controller.statistics }
-        try Self.update(fixture, ranks: ranks) { $0.title = "retitled \($0.rank)" }
+        try fixture.changeInOther(ranks: ranks) { $0.title = "retitled \($0.rank)" }
         fixture.context.performAndWait {
             let rows = recorder.batches.last?.rows ?? []
             #expect(rows.count == ranks.count)
@@ -82,7 +73,7 @@ import Testing
         // Every row but each third (so the row after a found one is not always the next found),
         // and the last of a section next to the first of the following one.
         let ranks = Set((0..<30).filter { $0 % 3 != 1 || $0 == 10 }.map(Int64.init))   // 9 and 10: a section's last, the next's first
-        try Self.update(fixture, ranks: ranks) { $0.title = "seen" }
+        try fixture.changeInOther(ranks: ranks) { $0.title = "seen" }
         fixture.context.performAndWait {
             let rows = recorder.batches.last?.rows ?? []
             #expect(rows.count == ranks.count && rows.allSatisfy { $0.type == .update && $0.indexPath == $0.newIndexPath })
@@ -100,7 +91,7 @@ import Testing
         let recorder = Recorder()
         let (controller, ids) = try Self.scrambledList(fixture, count: 20, recorder: recorder)
         // Rank 5 goes to the end; the others' titles change.
-        try Self.update(fixture, ranks: Set((0..<20).map(Int64.init))) { row in
+        try fixture.changeInOther(ranks: Set((0..<20).map(Int64.init))) { row in
             if row.rank == 5 { row.rank = 100 } else { row.title = "t" }
         }
         fixture.context.performAndWait {
@@ -119,7 +110,7 @@ import Testing
         // Made by something else than the controller (a cell reading the row by its ID).
         let made = fixture.context.performAndWait { fixture.context.object(with: ids[4]) }
         fixture.context.performAndWait { #expect(controller.members[ids[4]]?.object == nil) }
-        try Self.update(fixture, ranks: [4, 6]) { $0.title = "seen" }
+        try fixture.changeInOther(ranks: [4, 6]) { $0.title = "seen" }
         fixture.context.performAndWait {
             #expect(recorder.last?.rows.map(\.objectID) == [ids[4], ids[6]])
             #expect(controller.members[ids[4]]?.object === made)
@@ -135,7 +126,7 @@ import Testing
         // context's update of the same row.
         fixture.context.performAndWait { controller.object(at: FetchedIndexPath(section: 0, row: 2)).visible = false }
         let batchesBefore = fixture.context.performAndWait { recorder.batches.count }
-        try Self.update(fixture, ranks: [2]) { $0.title = "theirs" }
+        try fixture.changeInOther(ranks: [2]) { $0.title = "theirs" }
         fixture.context.performAndWait {
             #expect(recorder.batches.count == batchesBefore + 1)
             #expect(recorder.batches.last?.rows.map(\.objectID) == [ids[2]])

@@ -217,6 +217,16 @@ struct TwoContexts {
     func mergeOthersSaves() {
         context.performAndWait { for changes in collector.take() { context.merge(changes) } }
     }
+
+    /// Runs `change` on each of `other`'s rows whose rank is in `ranks`, saves `other`, and
+    /// merges the save into `context`.
+    func changeInOther(ranks: Set<Int64>, _ change: (Row) -> Void) throws {
+        try other.performAndWait {
+            for row in try other.fetch(FetchRequest<Row>()) where ranks.contains(row.rank) { change(row) }
+            try other.save()
+        }
+        mergeOthersSaves()
+    }
 }
 
 /// A delegate that takes whole batches only (no row method of its own).
