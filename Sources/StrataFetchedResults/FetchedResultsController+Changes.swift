@@ -74,8 +74,13 @@ extension FetchedResultsController {
         // A window's held objects (results and spares) that the batch updates, found from the
         // held side: a few lookups, so that an update elsewhere needs no lookup of its own.
         let heldUpdated = window && !changes.updated.isEmpty ? updatedHeldObjects(changes, spareIDs: spareIDs) : []
+        // A batch whose updates name no key the window reads (the store's change set says which
+        // keys they name: an import's second pass setting each book's author) moves nothing
+        // outside the window: only the held objects it updates are looked at, not every update.
+        let namesNoReadKey = window && changes.updatesNameNone(of: readKeys)
+        let updates = namesNoReadKey ? Self.updates(of: heldUpdated, in: changes) : changes.updated
         var lastUnreadKey: String?   // the key of the last one-key update that no read key names
-        for (id, values) in changes.updated where isOurs(id) {
+        for (id, values) in updates where isOurs(id) {
             // No changed key (a value set back to what was saved, or to what it was): nothing
             // shown changed.
             if values.isEmpty { continue }
@@ -350,6 +355,13 @@ extension FetchedResultsController {
             rowObjects.append(object)
         }
         reportBatch(sections: sectionChanges, rows: rows, objects: rowObjects, suppressing: suppressing)
+    }
+
+    /// The updates `changes` makes to the objects `ids` names (a window's few held ones).
+    private static func updates(of ids: Set<ObjectID>, in changes: ChangeSet) -> [ObjectID: [String: PropertyValue]] {
+        var updates: [ObjectID: [String: PropertyValue]] = [:]
+        for id in ids { if let values = changes.updated[id] { updates[id] = values } }
+        return updates
     }
 
     /// The IDs of a window's results and spares that `changes` updates, looked up from the

@@ -51,16 +51,20 @@ extension FetchedResultsController {
         let readKeys = index.readKeys
         var updates: [PlainUpdate] = []
         updates.reserveCapacity(changes.updated.count)
+        // (Keys the store's change set says no update names need no look at each update.)
+        let namesNoReadKey = changes.updatesNameNone(of: readKeys)
         var lastUnreadKey: String?   // an import's pass changes one key of every object: checked once
         for (id, changed) in changes.updated where isOurs(id) {
             if changed.isEmpty { continue }
-            if changed.count == 1, let key = changed.keys.first {
-                if key != lastUnreadKey {
-                    guard !readKeys.contains(key) else { return nil }
-                    lastUnreadKey = key
+            if !namesNoReadKey {
+                if changed.count == 1, let key = changed.keys.first {
+                    if key != lastUnreadKey {
+                        guard !readKeys.contains(key) else { return nil }
+                        lastUnreadKey = key
+                    }
+                } else if changed.keys.contains(where: { readKeys.contains($0) }) {
+                    return nil
                 }
-            } else if changed.keys.contains(where: { readKeys.contains($0) }) {
-                return nil
             }
             guard var member = members[id], member.indexedID == id, let values = member.values,
                   changes.versions[id] != nil, shownValues.isEmpty || shownValues[id] == nil else { return nil }

@@ -180,6 +180,32 @@ struct WindowChangeTests {
         try fixture.check("unheld row hidden below the window")
     }
 
+    /// A store's change set says which keys its updates name (`updatedKeys`), and a window
+    /// passes over every update when none is a key it reads. An update added to the set
+    /// afterwards (an observer combining sets by hand) must not be passed over with them.
+    @Test func anUpdateAddedToAStoresChangeSetIsNotPassedOver() async throws {
+        let directory = TemporaryDirectory()
+        let fixture = try Fixture(coordinator: try await makeCoordinator(directory), rows: 200, limit: 20)
+        // Two saves: titles renamed (a key the window does not read), then a row far down the
+        // list moved to the top.
+        let (renames, move) = try fixture.importer.performAndWait {
+            for row in try fixture.rows(at: (100..<150).map { Int64($0 * 10) }, in: fixture.importer) { row.title = "renamed" }
+            try fixture.importer.save()
+            for row in try fixture.rows(at: [1_900], in: fixture.importer) { row.position = -1 }
+            try fixture.importer.save()
+            fixture.importer.reset()
+            let sets = fixture.collector.take()
+            return (sets[0], sets[1])
+        }
+        #expect(renames.updatesNameNone(of: ["position", "visible"]))
+        var combined = renames
+        for (id, values) in move.updated { combined.updated[id] = values }
+        for (id, version) in move.versions { combined.versions[id] = version }
+        fixture.main.performAndWait { fixture.main.merge(combined) }
+        try fixture.check("a move added to a set of renames")
+        fixture.main.performAndWait { #expect(fixture.controller.fetchedObjects.first?.position == -1) }
+    }
+
     /// A `fetchBatchSize` window holds rows past its first batch as never-read faults: its
     /// last row's sort values are not known until read, and read after a batch that changed
     /// it they are the new ones. They must not bound the window (found in review).

@@ -20,6 +20,10 @@ extension ChangeSet {
         result.isUnsaved = isUnsaved || later.isUnsaved
         // Each save's inserts stay; a row is its insert plus the combined set's updates.
         result.savedInserts += later.savedInserts
+        // (A side without updates needs no summary: it adds no keys.)
+        if let keys = updatedKeys ?? (updated.isEmpty ? [] : nil), let laterKeys = later.updatedKeys ?? (later.updated.isEmpty ? [] : nil) {
+            result.updatedKeys = keys.union(laterKeys)
+        }
         switch (commits, later.commits) {
         case (let a?, let b?): result.commits = min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound)
         case (nil, nil): break

@@ -23,6 +23,7 @@ extension ChangeSet {
         current.commits = commits
         var count = 0
         func close() {
+            current.updatedKeys = updatedKeys   // the whole set's: more keys than the piece's updates, never fewer
             pieces.append(current)
             current = ChangeSet()
             current.commits = commits   // every piece: the set's range (see ObjectContext.noteCommits)

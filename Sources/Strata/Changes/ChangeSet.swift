@@ -14,7 +14,9 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     /// Objects inserted (by their IDs after the save: permanent for a store save).
     public var inserted: Set<ObjectID>
     /// Objects updated, with each changed key's new value.
-    public var updated: [ObjectID: [String: PropertyValue]]
+    public var updated: [ObjectID: [String: PropertyValue]] {
+        didSet { updatedKeys = nil }   // (no `oldValue`: the dictionary is still changed in place)
+    }
     /// Objects deleted.
     public var deleted: Set<ObjectID>
     /// For a save to the store: the temporary ID each inserted object had, mapped to its permanent one.
@@ -43,6 +45,12 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     /// a change set's ``savedInserts`` only when it merged no later commit before it. Not part
     /// of equality.
     var commits: ClosedRange<UInt64>?
+    /// Every key some update in ``updated`` changes, when whoever made the change set summed
+    /// them up (a store save does, on the saving queue: ``summariseUpdatedKeys()``); `nil`
+    /// otherwise, and after any change to ``updated``. It may hold more keys than the updates
+    /// name (a piece keeps its whole set's), never fewer: a reader may pass over every update
+    /// when none of the keys it reads is here. Not part of equality.
+    package internal(set) var updatedKeys: Set<String>?
 
     /// Creates a change set.
     public init(inserted: Set<ObjectID> = [], updated: [ObjectID: [String: PropertyValue]] = [:], deleted: Set<ObjectID> = [],
@@ -52,6 +60,53 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
         self.deleted = deleted
         self.permanentIDs = permanentIDs
         self.versions = versions
+    }
+
+    /// Sums up ``updatedKeys`` from ``updated`` (one pass; a run of updates of the same one
+    /// key, as an import's second pass makes, costs a comparison each).
+    mutating func summariseUpdatedKeys() {
+        var keys = Set<String>()
+        var lastSingleKey: String?
+        for values in updated.values {
+            if values.count == 1, let key = values.keys.first {
+                if key == lastSingleKey { continue }
+                lastSingleKey = key
+                keys.insert(key)
+            } else {
+                keys.formUnion(values.keys)
+            }
+        }
+        updatedKeys = keys
+    }
+
+    /// Sums up ``updatedKeys`` from the change batch's updates `changes` that ``updated``
+    /// lists (all of them or some: more keys are allowed), by their changed attributes and
+    /// relationships: a run of changes of the same attributes of one entity, as an editor's
+    /// commit makes, adds its names once.
+    mutating func summariseUpdatedKeys(of changes: [ObjectChange]) {
+        var keys = Set<String>()
+        var lastShape: (entity: Int, attributes: PropertyMask)?
+        for change in changes {
+            let entity = change.id.entity
+            if lastShape?.entity != entity.index || lastShape?.attributes != change.changedAttributes {
+                lastShape = (entity.index, change.changedAttributes)
+                for slot in change.values.indices where change.changesAttribute(at: slot) { keys.insert(entity.attributes[slot].name) }
+            }
+            for relation in change.relations { keys.insert(entity.relationships[relation.slot].name) }
+        }
+        updatedKeys = keys
+    }
+
+    /// Whether ``updatedKeys`` is known and names none of `keys`: then no update changes any
+    /// of them. `false` when nobody summed the keys up.
+    ///
+    /// For example (a list that reads `title` and `position`):
+    /// ```swift
+    /// if changes.updatesNameNone(of: ["title", "position"]) { /* no update moves a row */ }
+    /// ```
+    package func updatesNameNone(of keys: [String]) -> Bool {
+        guard let updatedKeys else { return false }
+        return keys.allSatisfy { !updatedKeys.contains($0) }
     }
 
     /// Whether nothing changed.

@@ -16,10 +16,11 @@ extension ObjectContext {
 
     /// ``push(_:to:)`` with the rows read for it (`nil`: the parent reads what it needs).
     func push(_ batch: ChangeBatch, to parent: ObjectContext, rows: PushRows?) throws(StrataError) {
-        let changes = ChangeSet(
+        var changes = ChangeSet(
             inserted: Set(batch.inserted.map(\.id)),
             updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, $0.changedValues) }),
             deleted: Set(batch.deleted.map(\.id)))
+        changes.summariseUpdatedKeys(of: batch.updated)
         if parent.queue.isMain {
             try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows) }
         } else {
@@ -84,6 +85,9 @@ extension ObjectContext {
             for relation in change.relations { values[object.entity.relationships[relation.slot].name] = object.relationValues[relation.slot].propertyValue }
             changes.updated[object.objectID] = values
         }
+        // The keys the updates name, for observers that read other keys to pass over them all
+        // (a method, not the property: Swift 6.3 rejects `consume changes` below after that).
+        changes.summariseUpdatedKeys(of: batch.updated)
         for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
         LargeValueRelease.release(consume changes, changes: batch.changeCount)

@@ -139,6 +139,9 @@ struct SaveOutcome: Sendable {
                                                      file: file, externalChanges: file.externalChanges.load(ordering: .acquiring))]
             }
         }
+        // Here, off the queues of the contexts that merge it: a list following the saves
+        // passes over updates that name no key it reads without looking at each.
+        if !changes.updated.isEmpty { changes.summariseUpdatedKeys() }
         return changes
     }
 }

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// A store save's change set sums up the keys its updates name (`ChangeSet.updatedKeys`), so
+/// that a list reading other keys can pass over its updates without looking at each. The
+/// summary may name more keys than the updates do, never fewer.
+@Suite struct UpdatedKeysTests {
+    /// Saves notes, then renames some and files one in a folder; returns the second save's set.
+    private static func savedUpdates(_ editor: ObjectContext) async throws -> ChangeSet {
+        let received = Locked<[ChangeSet]>([])
+        let token = editor.observeChanges { changes in received.withLock { $0.append(changes) } }
+        defer { withExtendedLifetime(token) {} }
+        try await editor.perform {
+            for i in 0..<4 { let note = editor.insert(Note.self); note.title = "n\(i)" }
+            try editor.save()
+            let notes = try editor.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")]))
+            for note in notes.prefix(3) { note.title += "!" }
+            notes[3].rating = 5
+            notes[3].folder = editor.insert(Folder.self)
+            try editor.save()
+        }
+        return try #require(received.withLock { $0.last })
+    }
+
+    @Test func aStoreSaveNamesEveryKeyItsUpdatesChange() async throws {
+        let directory = TemporaryDirectory()
+        let (_, editor) = try await makeStore(directory)
+        let changes = try await Self.savedUpdates(editor)
+        #expect(changes.updated.count == 4)
+        let named = Set(changes.updated.values.flatMap(\.keys))
+        #expect(changes.updatedKeys == named)
+        #expect(named == ["title", "rating", "folder"])
+        #expect(changes.updatesNameNone(of: ["created", "subtitle"]))
+        #expect(!changes.updatesNameNone(of: ["created", "folder"]))
+    }
+
+    /// A child's save applied in its parent reports the keys its updates name, too: to the
+    /// parent's observers (a list on the main context) and to the child's own.
+    @Test func aPushNamesEveryKeyItsUpdatesChange() async throws {
+        let directory = TemporaryDirectory()
+        let (_, parent) = try await makeStore(directory)
+        try await parent.perform {
+            for i in 0..<4 { let note = parent.insert(Note.self); note.title = "n\(i)" }
+            try parent.save()
+        }
+        let received = Locked<[ChangeSet]>([])
+        let token = parent.observeChanges { changes in received.withLock { $0.append(changes) } }
+        defer { withExtendedLifetime(token) {} }
+        let child = ObjectContext(.privateQueue, parent: parent)
+        let pushed = Locked<[ChangeSet]>([])
+        let childToken = child.observeChanges { changes in pushed.withLock { $0.append(changes) } }
+        defer { withExtendedLifetime(childToken) {} }
+        try await child.perform {
+            let notes = try child.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")]))
+            for note in notes.prefix(2) { note.title += "!" }   // a run of the same shape
+            notes[2].rating = 3
+            notes[2].subtitle = "s"
+            notes[3].folder = child.insert(Folder.self)
+            try child.save()
+        }
+        let changes = try #require(received.withLock { $0.last })
+        #expect(changes.updated.count == 4)
+        #expect(changes.updatedKeys == Set(changes.updated.values.flatMap(\.keys)))
+        #expect(changes.updatedKeys == ["title", "rating", "subtitle", "folder"])
+        let childsOwn = try #require(pushed.withLock { $0.last })   // what the child's observers hear
+        #expect(childsOwn.updatedKeys == ["title", "rating", "subtitle", "folder"])
+    }
+
+    @Test func changingTheUpdatesForgetsTheSummary() async throws {
+        let directory = TemporaryDirectory()
+        let (_, editor) = try await makeStore(directory)
+        var changes = try await Self.savedUpdates(editor)
+        let id = try #require(changes.updated.keys.first)
+        changes.updated[id]?["subtitle"] = .string("added")
+        #expect(changes.updatedKeys == nil)
+        #expect(!changes.updatesNameNone(of: ["subtitle"]))   // unknown: never "none"
+        changes.summariseUpdatedKeys()
+        #expect(changes.updatedKeys?.contains("subtitle") == true)
+    }
+
+    @Test func piecesAndMergedSetsKeepTheKeysTheyMayName() async throws {
+        let directory = TemporaryDirectory()
+        let (_, editor) = try await makeStore(directory)
+        let changes = try await Self.savedUpdates(editor)
+        let pieces = changes.pieces(of: 2)
+        #expect(pieces.count == 3)   // four updates and the new folder
+        #expect(pieces.allSatisfy { $0.updatedKeys == changes.updatedKeys })   // the whole set's: a superset of each piece's
+
+        let entity = try #require(testModel.entity(named: "Note"))
+        var other = ChangeSet(updated: [ObjectID(entity: entity, primaryKey: 99): ["subtitle": .null]])
+        #expect(changes.merging(other).updatedKeys == nil)   // one side never summed up
+        other.summariseUpdatedKeys()
+        #expect(changes.merging(other).updatedKeys == ["title", "rating", "folder", "subtitle"])
+        let insertsOnly = ChangeSet(inserted: [ObjectID(entity: entity, primaryKey: 100)])
+        #expect(insertsOnly.merging(changes).updatedKeys == changes.updatedKeys)   // no updates: nothing to add
+    }
+}
