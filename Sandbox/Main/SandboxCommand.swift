@@ -19,7 +19,7 @@ struct SandboxCommand: ParsableCommand {
     @Option(help: "mainContext, asyncSaving, hybrid or all.")
     var stack = "all"
 
-    @Option(help: "A scenario name, or all. Default: baseline and import.")
+    @Option(help: "A scenario name, several joined by commas (run in that order, in one process), or all. Default: baseline and import.")
     var scenario: String?
 
     @Option(help: "Objects per run.")
@@ -98,7 +98,7 @@ struct SandboxCommand: ParsableCommand {
             options.stacks = [kind]
         }
         if let scenario {
-            options.scenarios = scenario == "all" ? ScenarioRegistry.names : [scenario]
+            options.scenarios = scenario == "all" ? ScenarioRegistry.names : scenario.split(separator: ",").map(String.init)
         }
         options.importMergeMode = try Self.mergeMode(mergeMode)
         var passes: [[RunRecord]] = []
