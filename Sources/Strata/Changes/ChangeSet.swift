@@ -46,8 +46,9 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     /// of equality.
     var commits: ClosedRange<UInt64>?
     /// Every key some update in ``updated`` changes, when whoever made the change set summed
-    /// them up (a store save does, on the saving queue: ``summariseUpdatedKeys()``); `nil`
-    /// otherwise, and after any change to ``updated``. It may hold more keys than the updates
+    /// them up (a store save does, on the saving queue, and a child's push:
+    /// ``summariseUpdatedKeys()``, ``summariseUpdatedKeys(of:)``); `nil` otherwise, and after
+    /// any change to ``updated``. It may hold more keys than the updates
     /// name (a piece keeps its whole set's), never fewer: a reader may pass over every update
     /// when none of the keys it reads is here. Not part of equality.
     package internal(set) var updatedKeys: Set<String>?
