@@ -84,8 +84,14 @@ public struct ObjectChange: Sendable {
     /// The changed keys with their new values, as a ``ChangeSet`` reports an update.
     var changedValues: [String: PropertyValue] {
         let entity = id.entity
+        // One or two keys (most edits) are made at their size, not grown from empty: growing
+        // to two keys reallocates twice and hashes each key again (String hashing is most of
+        // the cost), about 3 000 instructions against 1 000.
         if relations.isEmpty, let i = changedAttributes.onlyMember, i < values.count {
-            return [entity.attributes[i].name: values[i]]   // one key (most edits): made at its size, not grown from empty
+            return [entity.attributes[i].name: values[i]]
+        }
+        if relations.isEmpty, let (i, j) = changedAttributes.onlyPair, j < values.count {
+            return [entity.attributes[i].name: values[i], entity.attributes[j].name: values[j]]
         }
         var result: [String: PropertyValue] = [:]
         for i in values.indices where changedAttributes.contains(i) { result[entity.attributes[i].name] = values[i] }

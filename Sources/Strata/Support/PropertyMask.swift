@@ -42,6 +42,14 @@ struct PropertyMask: Sendable, Equatable {
         return low.trailingZeroBitCount
     }
 
+    /// The two positions, lower first, when the set holds exactly two among the first 64
+    /// (else `nil`).
+    var onlyPair: (Int, Int)? {
+        guard low.nonzeroBitCount == 2, high.allSatisfy({ $0 == 0 }) else { return nil }
+        let first = low.trailingZeroBitCount
+        return (first, (low & (low - 1)).trailingZeroBitCount)
+    }
+
     mutating func removeAll() {
         low = 0
         if !high.isEmpty { high.removeAll(keepingCapacity: true) }
