@@ -86,11 +86,12 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     /// commit makes, adds its names once.
     mutating func summariseUpdatedKeys(of changes: [ObjectChange]) {
         var keys = Set<String>()
-        var lastShape: (entity: Int, attributes: PropertyMask)?
+        // (The shape includes the values' count: the keys are the changed slots below it.)
+        var lastShape: (entity: Int, count: Int, attributes: PropertyMask)?
         for change in changes {
             let entity = change.id.entity
-            if lastShape?.entity != entity.index || lastShape?.attributes != change.changedAttributes {
-                lastShape = (entity.index, change.changedAttributes)
+            if lastShape?.entity != entity.index || lastShape?.count != change.values.count || lastShape?.attributes != change.changedAttributes {
+                lastShape = (entity.index, change.values.count, change.changedAttributes)
                 for slot in change.values.indices where change.changesAttribute(at: slot) { keys.insert(entity.attributes[slot].name) }
             }
             for relation in change.relations { keys.insert(entity.relationships[relation.slot].name) }
