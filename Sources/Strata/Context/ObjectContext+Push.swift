@@ -22,9 +22,9 @@ extension ObjectContext {
             deleted: Set(batch.deleted.map(\.id)))
         changes.summariseUpdatedKeys(of: batch.updated)
         if parent.queue.isMain {
-            try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows) }
+            try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows, reported: changes.updated) }
         } else {
-            parent.absorbLater(batch, from: self, rows: rows)
+            parent.absorbLater(batch, from: self, rows: rows, reported: changes.updated)
         }
         finishSave(forgetting: Array(pending.deleted))
         publish(changes)
@@ -34,7 +34,9 @@ extension ObjectContext {
     /// Applies a child's change batch as if its changes were made here (tracked, with inverses
     /// and delete rules), then tells observers and the other children. Faults it updates fill
     /// from `rows` when they are current, the others a page at a time from the layer below.
-    func absorb(_ batch: ChangeBatch, from child: ObjectContext?, rows: PushRows?) {
+    /// `reported` is the child's own change set's updates (made on the child's queue): an
+    /// attribute-only update is reported here with the same dictionary, not a new one.
+    func absorb(_ batch: ChangeBatch, from child: ObjectContext?, rows: PushRows?, reported: [ObjectID: [String: PropertyValue]]) {
         // A child's save is not an edit made here: the parent's undo history does not record it.
         let undo = undoHistory, wasSuspended = undo?.isSuspended ?? false
         undo?.isSuspended = true
@@ -76,8 +78,8 @@ extension ObjectContext {
         if !batch.updated.isEmpty { changes.updated.reserveCapacity(batch.updated.count) }
         for change in batch.updated {
             guard let object = registry.object(named: change.id), !object.lifecycle.isFault else { continue }
-            if change.relations.isEmpty {   // the values just set here
-                changes.updated[object.objectID] = change.changedValues
+            if change.relations.isEmpty {   // the values just set here, as the child reported them (made on its queue)
+                changes.updated[object.objectID] = reported[change.id] ?? change.changedValues
                 continue
             }
             var values: [String: PropertyValue] = [:]
@@ -98,12 +100,12 @@ extension ObjectContext {
     /// until then every child reads through this context (``pushesInFlight``), never the store
     /// directly, so no one sees the store's older rows in between. Nothing in applying a push
     /// can fail, so the child has nothing to wait for.
-    func absorbLater(_ batch: ChangeBatch, from child: ObjectContext, rows: PushRows?) {
+    func absorbLater(_ batch: ChangeBatch, from child: ObjectContext, rows: PushRows?, reported: [ObjectID: [String: PropertyValue]]) {
         pushesInFlight.add(1, ordering: .sequentiallyConsistent)
         // Weakly: a child dropped meanwhile must not be freed (its objects detached) on this queue.
         queue.async { [weak child] in
             self.catchUpPermanentIDs()   // apply under the IDs the child may already use
-            self.absorb(batch, from: child, rows: rows)
+            self.absorb(batch, from: child, rows: rows, reported: reported)
             self.pushesInFlight.subtract(1, ordering: .sequentiallyConsistent)
         }
     }
