@@ -59,6 +59,7 @@ import Testing
             notes[3].folder = child.insert(Folder.self)
             try child.save()
         }
+        try await parent.perform {}   // a private-queue parent applies the push on its queue, after the save returns
         let changes = try #require(received.withLock { $0.last })
         #expect(changes.updated.count == 4)
         #expect(changes.updatedKeys == Set(changes.updated.values.flatMap(\.keys)))

@@ -99,6 +99,10 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
         updatedKeys = keys
     }
 
+    /// Takes `other`'s ``updatedKeys``: for a set whose updates are some of `other`'s, by the
+    /// same keys (a parent's report of a child's push).
+    mutating func takeUpdatedKeys(of other: ChangeSet) { updatedKeys = other.updatedKeys }
+
     /// Whether ``updatedKeys`` is known and names none of `keys`: then no update changes any
     /// of them. `false` when nobody summed the keys up.
     ///

@@ -22,9 +22,9 @@ extension ObjectContext {
             deleted: Set(batch.deleted.map(\.id)))
         changes.summariseUpdatedKeys(of: batch.updated)
         if parent.queue.isMain {
-            try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows, reported: changes.updated) }
+            try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows, reported: changes) }
         } else {
-            parent.absorbLater(batch, from: self, rows: rows, reported: changes.updated)
+            parent.absorbLater(batch, from: self, rows: rows, reported: changes)
         }
         finishSave(forgetting: Array(pending.deleted))
         publish(changes)
@@ -34,9 +34,10 @@ extension ObjectContext {
     /// Applies a child's change batch as if its changes were made here (tracked, with inverses
     /// and delete rules), then tells observers and the other children. Faults it updates fill
     /// from `rows` when they are current, the others a page at a time from the layer below.
-    /// `reported` is the child's own change set's updates (made on the child's queue): an
-    /// attribute-only update is reported here with the same dictionary, not a new one.
-    func absorb(_ batch: ChangeBatch, from child: ObjectContext?, rows: PushRows?, reported: [ObjectID: [String: PropertyValue]]) {
+    /// `reported` is the child's own change set for the batch, made on the child's queue: an
+    /// attribute-only update is reported here with its dictionary, and the keys the updates
+    /// name are its summary, not made again here.
+    func absorb(_ batch: ChangeBatch, from child: ObjectContext?, rows: PushRows?, reported: ChangeSet) {
         // A child's save is not an edit made here: the parent's undo history does not record it.
         let undo = undoHistory, wasSuspended = undo?.isSuspended ?? false
         undo?.isSuspended = true
@@ -79,7 +80,7 @@ extension ObjectContext {
         for change in batch.updated {
             guard let object = registry.object(named: change.id), !object.lifecycle.isFault else { continue }
             if change.relations.isEmpty {   // the values just set here, as the child reported them (made on its queue)
-                changes.updated[object.objectID] = reported[change.id] ?? change.changedValues
+                changes.updated[object.objectID] = reported.updated[change.id] ?? change.changedValues
                 continue
             }
             var values: [String: PropertyValue] = [:]
@@ -87,9 +88,10 @@ extension ObjectContext {
             for relation in change.relations { values[object.entity.relationships[relation.slot].name] = object.relationValues[relation.slot].propertyValue }
             changes.updated[object.objectID] = values
         }
-        // The keys the updates name, for observers that read other keys to pass over them all
-        // (a method, not the property: Swift 6.3 rejects `consume changes` below after that).
-        changes.summariseUpdatedKeys(of: batch.updated)
+        // The keys the updates name, for observers that read other keys to pass over them all:
+        // the child's summary of the same batch (these updates are some of its, by the same
+        // names). A method, not the property: Swift 6.3 rejects `consume changes` below after that.
+        changes.takeUpdatedKeys(of: reported)
         for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
         LargeValueRelease.release(consume changes, changes: batch.changeCount)
@@ -100,7 +102,7 @@ extension ObjectContext {
     /// until then every child reads through this context (``pushesInFlight``), never the store
     /// directly, so no one sees the store's older rows in between. Nothing in applying a push
     /// can fail, so the child has nothing to wait for.
-    func absorbLater(_ batch: ChangeBatch, from child: ObjectContext, rows: PushRows?, reported: [ObjectID: [String: PropertyValue]]) {
+    func absorbLater(_ batch: ChangeBatch, from child: ObjectContext, rows: PushRows?, reported: ChangeSet) {
         pushesInFlight.add(1, ordering: .sequentiallyConsistent)
         // Weakly: a child dropped meanwhile must not be freed (its objects detached) on this queue.
         queue.async { [weak child] in
