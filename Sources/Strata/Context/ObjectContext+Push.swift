@@ -16,9 +16,10 @@ extension ObjectContext {
 
     /// ``push(_:to:)`` with the rows read for it (`nil`: the parent reads what it needs).
     func push(_ batch: ChangeBatch, to parent: ObjectContext, rows: PushRows?) throws(StrataError) {
+        var maker = ChangedValuesMaker()
         var changes = ChangeSet(
             inserted: Set(batch.inserted.map(\.id)),
-            updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, $0.changedValues) }),
+            updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, maker.values(of: $0)) }),
             deleted: Set(batch.deleted.map(\.id)))
         changes.summariseUpdatedKeys(of: batch.updated)
         if parent.queue.isMain {

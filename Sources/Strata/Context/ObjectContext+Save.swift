@@ -85,24 +85,34 @@ extension ObjectContext {
 
     private func validate(_ object: ManagedObject, hook: () throws -> Void) throws(StrataError) {
         let entity = object.entity
-        if let missing = object.valueErrors[-1] { throw missing }
-        for (slot, error) in object.valueErrors where slot >= 0 && error.code != .undecodableValue { throw error }
+        let anyErrors = !object.valueErrors.isEmpty   // (the common case looks nothing up)
+        if anyErrors {
+            if let missing = object.valueErrors[-1] { throw missing }
+            for (slot, error) in object.valueErrors where slot >= 0 && error.code != .undecodableValue { throw error }
+        }
         // The entity's per-slot tables, not its attribute descriptions: copying a whole
-        // description per attribute per object cost more than the checks themselves.
+        // description per attribute per object cost more than the checks themselves. The
+        // values are read in place: an array's subscript copies its element (a retain and a
+        // release of a text), a buffer's does not.
         let names = entity.attributeNames, types = entity.attributeTypes, optional = entity.attributeIsOptional
         let checksEvery = object.lifecycle.isInserted
-        for i in types.indices {
-            let value = object.attributeValues[i]
-            if value.isNull {
-                // A stored value that did not decode reads as nil but is not written: not missing.
-                if !optional[i] && object.valueErrors[i] == nil {
-                    throw StrataError(.validation, "\(entity.name).\(names[i]) is required but nil.", entity: entity.name, key: names[i], objectID: object.objectID)
+        let changed = object.changedProperties
+        try object.attributeValues.withUnsafeBufferPointer { (values) throws(StrataError) in
+            for i in types.indices {
+                // An updated object's unchanged values came from the store (a read, or a merge
+                // of a save): only its changed ones can be values the store cannot hold.
+                let checks = checksEvery || changed.contains(i)
+                if values[i].isNull {
+                    // A stored value that did not decode reads as nil but is not written: not missing.
+                    if !optional[i] && (!anyErrors || object.valueErrors[i] == nil) {
+                        throw StrataError(.validation, "\(entity.name).\(names[i]) is required but nil.", entity: entity.name, key: names[i], objectID: object.objectID)
+                    }
+                } else if checks, let problem = values[i].storageProblem(for: types[i]) {
+                    throw StrataError(.unencodableValue, "\(entity.name).\(names[i]) cannot be stored: \(problem).", entity: entity.name, key: names[i], objectID: object.objectID)
                 }
-            } else if let problem = value.storageProblem(for: types[i]) {
-                throw StrataError(.unencodableValue, "\(entity.name).\(names[i]) cannot be stored: \(problem).", entity: entity.name, key: names[i], objectID: object.objectID)
-            }
-            if checksEvery || object.changedProperties.contains(i) {
-                try runHook({ try object.validateValue(value, forKey: names[i]) }, object, key: names[i])
+                if checks {
+                    try runHook({ try object.validateValue(values[i], forKey: names[i]) }, object, key: names[i])
+                }
             }
         }
         for i in entity.requiredToOneSlots where object.toOne(at: i) == nil {

@@ -25,6 +25,12 @@ enum RawStatement {
         }
     }
 
+    /// ``bind(_:to:at:)``, with text read in place from `texts` (see ``TextArena``): the
+    /// caller clears the statement's bindings after it ran.
+    static func bind(_ value: PropertyValue, to handle: OpaquePointer, at index: Int32, texts: TextArena) {
+        if case .string(let v) = value { texts.bind(v, to: handle, at: index) } else { bind(value, to: handle, at: index) }
+    }
+
     /// Binds a double as a REAL, or as its 8 bytes when a REAL would lose it (NaN, `-0.0`).
     static func bindDouble(_ v: Double, _ handle: OpaquePointer, _ index: Int32) {
         if PropertyValue.needsBits(v) { bindBlob(PropertyValue.bits(of: v), handle, index) } else { sqlite3_bind_double(handle, index, v) }

@@ -209,19 +209,28 @@ final class RowCache: Sendable {
             fileCommits.count.add(1, ordering: .acquiringAndReleasing)
             return
         }
-        state.withLock { state in
+        let evicted = state.withLock { state -> [RowSnapshot] in
             let commits = fileCommits.count.add(1, ordering: .acquiringAndReleasing).newValue
+            var evicted: [RowSnapshot] = []
             if state.commitsSeen &+ 1 == commits && ids != nil {
                 state.commitsSeen = commits   // only this commit happened since the cache last looked
                 if let ids, !state.entries.isEmpty {
-                    for id in ids { state.entries[id] = nil }
+                    // Taken out, not freed here: freeing a row is most of an eviction's cost.
+                    evicted.reserveCapacity(min(ids.count, state.entries.count))
+                    for id in ids {
+                        if let entry = state.entries.removeValue(forKey: id) { evicted.append(entry.row) }
+                    }
                 }
                 state.epoch &+= 1
             } else {
                 state.commitsSeen = commits
                 state.removeAll()
             }
+            return evicted
         }
+        // After the lock; off the main queue when a save there evicted many rows.
+        let count = evicted.count
+        LargeValueRelease.release(consume evicted, changes: count)
     }
 
     /// The file's commit count by this process's coordinators, taken before a read for

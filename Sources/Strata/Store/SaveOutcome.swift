@@ -93,8 +93,10 @@ struct SaveOutcome: Sendable {
             if anyVersions, let version = versions[change.id] { changes.versions[permanent] = version }  // rows start at 1: not listed
             changes.inserted.insert(permanent)
         }
-        for change in batch.updated where !vanished.contains(change.id) {
-            var values = change.changedValues
+        var maker = ChangedValuesMaker()
+        let anyVanished = !vanished.isEmpty
+        for change in batch.updated where !anyVanished || !vanished.contains(change.id) {
+            var values = maker.values(of: change)
             // Relationships name objects inserted by this save by their new IDs.
             if !assignedKeys.isEmpty {
                 for relation in change.relations {
@@ -141,7 +143,15 @@ struct SaveOutcome: Sendable {
         }
         // Here, off the queues of the contexts that merge it: a list following the saves
         // passes over updates that name no key it reads without looking at each.
-        if !changes.updated.isEmpty { changes.summariseUpdatedKeys() }
+        // From the batch's changes when they are all the updates (a run of one shape adds its
+        // names once); by every update's keys when the store added some of its own.
+        if !changes.updated.isEmpty {
+            if nullified.isEmpty, refreshed.isEmpty, derived.isEmpty {
+                changes.summariseUpdatedKeys(of: batch.updated)
+            } else {
+                changes.summariseUpdatedKeys()
+            }
+        }
         return changes
     }
 }

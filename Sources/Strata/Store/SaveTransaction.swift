@@ -40,6 +40,24 @@ struct SaveTransaction {
         /// The last update's shape and statement: consecutive rows of a save usually share
         /// one, and comparing is cheaper than hashing the column list per row.
         var lastUpdate: (shape: UpdateShape, statement: Statement)?
+        /// The texts of the row being written (its statement is unbound after it ran).
+        let texts = TextArena()
+        /// The last attribute-only update's shape and columns: the rows of an edit of many
+        /// objects write the same columns, and the same array makes the statement's shape
+        /// compare as identical at once.
+        private var lastColumns: (entity: Int, count: Int, attributes: PropertyMask, columns: [Int])?
+
+        /// ``SaveTransaction/changedColumns(of:)``, the last one's again for a change of the same shape.
+        func changedColumns(of change: ObjectChange, in transaction: SaveTransaction) -> [Int] {
+            guard change.relations.isEmpty else { return transaction.changedColumns(of: change) }
+            let entity = change.id.entity.index, count = change.values.count
+            if let last = lastColumns, last.entity == entity, last.count == count, last.attributes == change.changedAttributes {
+                return last.columns
+            }
+            let columns = transaction.changedColumns(of: change)
+            lastColumns = (entity, count, change.changedAttributes, columns)
+            return columns
+        }
     }
 
     struct UpdateShape: Hashable {
@@ -141,11 +159,13 @@ struct SaveTransaction {
             statements.inserts[entity.index] = statement
         }
         let handle = statement.sqliteStatement
+        statements.texts.reset()
+        defer { sqlite3_clear_bindings(handle) }   // (no pointer into the texts outlives the row)
         sqlite3_bind_int64(handle, 1, key(of: change.id, outcome) ?? 0)
         var position: Int32 = 2
         for column in entity.columns {
             switch column {
-            case .attribute(let i): RawStatement.bind(change.values[i], to: handle, at: position)
+            case .attribute(let i): RawStatement.bind(change.values[i], to: handle, at: position, texts: statements.texts)
             case .foreignKey(let i): bindForeignKey(change, i, outcome, handle, position)
             case .order: continue
             }
@@ -173,7 +193,7 @@ struct SaveTransaction {
     }
 
     private func updateRow(_ change: ObjectChange, _ db: Database, _ outcome: inout SaveOutcome, _ conflicts: inout [SaveConflict], _ statements: Statements) throws {
-        let columns = changedColumns(of: change)
+        let columns = statements.changedColumns(of: change, in: self)
         if try writeUpdate(change, columns: columns, expecting: change.version, db, outcome, statements) { return }
         if policy == .error {
             conflicts += try describeConflict(change, db)
@@ -186,6 +206,7 @@ struct SaveTransaction {
     func changedColumns(of change: ObjectChange) -> [Int] {
         let entity = change.id.entity
         var columns: [Int] = []
+        columns.reserveCapacity(entity.columns.count)   // one allocation, not one per growth
         for (c, column) in entity.columns.enumerated() {
             switch column {
             case .attribute(let i) where change.changesAttribute(at: i): columns.append(c)
@@ -214,10 +235,12 @@ struct SaveTransaction {
             statements.lastUpdate = (shape, statement)
         }
         let handle = statement.sqliteStatement
+        statements.texts.reset()
+        defer { sqlite3_clear_bindings(handle) }   // (no pointer into the texts outlives the row)
         var position: Int32 = 1
         for c in columns {
             switch entity.columns[c] {
-            case .attribute(let i): RawStatement.bind(change.values[i], to: handle, at: position)
+            case .attribute(let i): RawStatement.bind(change.values[i], to: handle, at: position, texts: statements.texts)
             case .foreignKey(let i): bindForeignKey(change, i, outcome, handle, position)
             case .order: break
             }
