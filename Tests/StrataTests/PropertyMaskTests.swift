@@ -29,7 +29,7 @@ import Testing
         changed.insert(0)
         changed.insert(2)
         let change = ObjectChange(id: ObjectID(entity: entity, primaryKey: 1), version: 1, values: [.integer(1), .string("x"), .integer(3)], originalValues: nil,
-                                  changedAttributes: changed, relations: [], storedToOnes: [])
+                                  changedAttributes: changed, relations: [])
         #expect(change.changedValues == ["a": .integer(1), "c": .integer(3)])
     }
 }

@@ -31,10 +31,10 @@ public struct ObjectChange: Sendable {
     /// For an update: every loaded to-one's target by relationship slot (`nil` where unknown),
     /// changed or not, for a policy that writes the whole object. Empty for an insert, whose
     /// ``relations`` list every relationship.
-    var storedToOnes: [ObjectID??] { fields.storedToOnes }
+    var storedToOnes: StoredToOnes { fields.storedToOnes }
 
     init(id: ObjectID, version: Int64, values: [PropertyValue], originalValues: [PropertyValue]?,
-         changedAttributes: PropertyMask, relations: [RelationChange], storedToOnes: [ObjectID??]) {
+         changedAttributes: PropertyMask, relations: [RelationChange], storedToOnes: StoredToOnes = StoredToOnes()) {
         fields = Fields(id: id, version: version, values: values, originalValues: originalValues,
                         changedAttributes: changedAttributes, relations: relations, storedToOnes: storedToOnes)
     }
@@ -47,10 +47,10 @@ public struct ObjectChange: Sendable {
         let originalValues: [PropertyValue]?
         let changedAttributes: PropertyMask
         let relations: [RelationChange]
-        let storedToOnes: [ObjectID??]
+        let storedToOnes: StoredToOnes
 
         init(id: ObjectID, version: Int64, values: [PropertyValue], originalValues: [PropertyValue]?,
-             changedAttributes: PropertyMask, relations: [RelationChange], storedToOnes: [ObjectID??]) {
+             changedAttributes: PropertyMask, relations: [RelationChange], storedToOnes: StoredToOnes) {
             self.id = id
             self.version = version
             self.values = values
@@ -78,7 +78,7 @@ public struct ObjectChange: Sendable {
     func toOneTarget(at slot: Int) -> ObjectID?? {
         if isInsert { return slot < relations.count ? relations[slot].toOneTarget : nil }
         if let changed = relation(at: slot) { return changed.toOneTarget }
-        return slot < storedToOnes.count ? storedToOnes[slot] : nil
+        return storedToOnes[slot]
     }
 
     /// The changed keys with their new values, as a ``ChangeSet`` reports an update.
