@@ -2,8 +2,9 @@
 # Runs the tests under ThreadSanitizer.
 #
 #   scripts/tsan.sh           every test (slow: TSan costs ~5-15x)
-#   scripts/tsan.sh --short   the concurrency tests (perform on the caller's thread, deadlock interleavings, the seeded stress
-#                             and invariant tests, two coordinators on one file, debug-mode
+#   scripts/tsan.sh --short   the concurrency tests (perform on the caller's thread, a save's
+#                             report made on a second core, deadlock interleavings, the seeded
+#                             stress and invariant tests, two coordinators on one file, debug-mode
 #                             traps), the stacks' conformance suite and the fetched-results
 #                             tests, with fewer iterations: what CI runs
 #
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 filter=()
 if [[ "${1:-}" == "--short" ]]; then
-    filter=(--filter 'ContextExecutorTests|DeadlockTests|StressTests|InvariantTests|TwoCoordinatorTests|ConcurrencyDebugTests|StrataStacksTests|StrataFetchedResultsTests')
+    filter=(--filter 'ChangedValuesTests|ContextExecutorTests|DeadlockTests|StressTests|InvariantTests|TwoCoordinatorTests|ConcurrencyDebugTests|StrataStacksTests|StrataFetchedResultsTests')
     export STRATA_DEADLOCK_ITERATIONS="${STRATA_DEADLOCK_ITERATIONS:-500}"
     export STRATA_STRESS_STEPS="${STRATA_STRESS_STEPS:-100}"
 fi

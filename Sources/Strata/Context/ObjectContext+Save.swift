@@ -26,8 +26,11 @@ extension ObjectContext {
             try push(batch, to: parent)
         } else {
             let origin = SaveOrigin(author: transactionAuthor, contextName: name)
+            // A large save on main: its report's dictionaries are made on a second core while
+            // SQLite writes (a save that throws drops them).
+            let reported = ChangedValuesInParallel.start(for: batch.updated)
             let outcome = try coordinator.save(batch, policy: mergePolicy, origin: origin) { [registry] in registry[$0] != nil }
-            let changes = outcome.changeSet(for: batch)
+            let changes = outcome.changeSet(for: batch, updatedValues: reported?.finish())
             _ = noteCommits(of: changes)   // its own commit: older change sets merged later do not fill faults
             mergingChanges = nil           // nor does a merge this save was made inside (it may have changed their rows)
             mergingLookup = nil

@@ -76,8 +76,10 @@ struct SaveOutcome: Sendable {
         return ids
     }
 
-    /// What the save changed, as other contexts and observers receive it.
-    func changeSet(for batch: ChangeBatch) -> ChangeSet {
+    /// What the save changed, as other contexts and observers receive it. `updatedValues`, when
+    /// given, holds each update's ``ObjectChange/changedValues`` in the batch's order (made
+    /// while the store wrote: ``ChangedValuesInParallel``).
+    func changeSet(for batch: ChangeBatch, updatedValues: [[String: PropertyValue]]? = nil) -> ChangeSet {
         var changes = ChangeSet()
         if !batch.updated.isEmpty {   // (on an empty dictionary even a reserve of 0 allocates)
             changes.updated.reserveCapacity(batch.updated.count)
@@ -95,8 +97,8 @@ struct SaveOutcome: Sendable {
         }
         var maker = ChangedValuesMaker()
         let anyVanished = !vanished.isEmpty
-        for change in batch.updated where !anyVanished || !vanished.contains(change.id) {
-            var values = maker.values(of: change)
+        for (position, change) in batch.updated.enumerated() where !anyVanished || !vanished.contains(change.id) {
+            var values = updatedValues?[position] ?? maker.values(of: change)
             // Relationships name objects inserted by this save by their new IDs.
             if !assignedKeys.isEmpty {
                 for relation in change.relations {
