@@ -97,3 +97,35 @@ import Testing
         #expect(insertsOnly.merging(changes).updatedKeys == changes.updatedKeys)   // no updates: nothing to add
     }
 }
+
+/// A relationship that a save changes as a delete rule's consequence (a track whose person the
+/// save deletes, in a context that had not loaded the person's playlist) is named in the
+/// store save's summary, from the batch's relationship changes.
+@Suite struct NullifiedRelationKeyTests {
+    @Test func aRelationshipANullifyRuleClearedIsNamed() async throws {
+        let directory = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(directory)
+        let ids: (person: ObjectID, track: ObjectID) = try await context.perform {
+            let person = context.insert(Person.self)
+            let track = context.insert(Track.self)
+            track.person = person
+            try context.save()
+            return (person.objectID, track.objectID)
+        }
+        // A new context deletes the person without having loaded its playlist.
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        let received = Locked<[ChangeSet]>([])
+        let token = other.observeChanges { changes in received.withLock { $0.append(changes) } }
+        defer { withExtendedLifetime(token) {} }
+        try await other.perform {
+            other.delete(try other.existingObject(with: ids.person))
+            try other.save()
+        }
+        let changes = try #require(received.withLock { $0.last })
+        #expect(changes.updated[ids.track]?["person"] == .null)
+        let named = Set(changes.updated.values.flatMap(\.keys))
+        #expect(named.contains("person"))
+        #expect(changes.updatedKeys.map { $0.isSuperset(of: named) } == true)
+        #expect(!changes.updatesNameNone(of: ["person"]))
+    }
+}

@@ -87,11 +87,12 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     mutating func summariseUpdatedKeys(of changes: [ObjectChange]) {
         var keys = Set<String>()
         // (The shape includes the values' count: the keys are the changed slots below it.)
-        var lastShape: (entity: Int, count: Int, attributes: PropertyMask)?
+        var lastShape: ObjectChange.AttributeShape?
         for change in changes {
             let entity = change.id.entity
-            if lastShape?.entity != entity.index || lastShape?.count != change.values.count || lastShape?.attributes != change.changedAttributes {
-                lastShape = (entity.index, change.values.count, change.changedAttributes)
+            let shape = change.attributeShape
+            if lastShape != shape {
+                lastShape = shape
                 for slot in change.values.indices where change.changesAttribute(at: slot) { keys.insert(entity.attributes[slot].name) }
             }
             for relation in change.relations { keys.insert(entity.relationships[relation.slot].name) }

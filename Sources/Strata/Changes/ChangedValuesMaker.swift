@@ -18,9 +18,7 @@ struct ChangedValuesMaker {
 
     /// The last change's shape, its dictionary and where each changed slot's key sits in it.
     private struct Template {
-        var entity: Int
-        var count: Int
-        var attributes: PropertyMask
+        var shape: ObjectChange.AttributeShape
         var dictionary: Values
         var positions: [(slot: Int, index: Values.Index)]
     }
@@ -32,7 +30,8 @@ struct ChangedValuesMaker {
         guard change.relations.isEmpty else { return change.changedValues }
         let entity = change.id.entity
         let values = change.values
-        if let last, last.entity == entity.index, last.count == values.count, last.attributes == change.changedAttributes {
+        let shape = change.attributeShape
+        if let last, last.shape == shape {
             var result = last.dictionary
             for (slot, index) in last.positions { result.values[index] = values[slot] }
             return result
@@ -46,7 +45,7 @@ struct ChangedValuesMaker {
             }
             positions.append((slot, index))
         }
-        last = Template(entity: entity.index, count: values.count, attributes: change.changedAttributes, dictionary: result, positions: positions)
+        last = Template(shape: shape, dictionary: result, positions: positions)
         return result
     }
 }

@@ -64,6 +64,18 @@ public struct ObjectChange: Sendable {
     /// Whether this is an insert.
     public var isInsert: Bool { originalValues == nil }
 
+    /// What consecutive changes of an edit of many objects share: the entity, the number of
+    /// values and the changed attributes. Changes of one shape without relationship changes
+    /// name the same keys and write the same columns.
+    struct AttributeShape: Equatable {
+        let entity: Int
+        let count: Int
+        let attributes: PropertyMask
+    }
+
+    /// The change's ``AttributeShape``.
+    var attributeShape: AttributeShape { AttributeShape(entity: id.entity.index, count: values.count, attributes: changedAttributes) }
+
     /// Whether the attribute at `slot` (its position in `entity.attributes`) is written.
     public func changesAttribute(at slot: Int) -> Bool { changedAttributes.contains(slot) }
 

@@ -45,17 +45,15 @@ struct SaveTransaction {
         /// The last attribute-only update's shape and columns: the rows of an edit of many
         /// objects write the same columns, and the same array makes the statement's shape
         /// compare as identical at once.
-        private var lastColumns: (entity: Int, count: Int, attributes: PropertyMask, columns: [Int])?
+        private var lastColumns: (shape: ObjectChange.AttributeShape, columns: [Int])?
 
         /// ``SaveTransaction/changedColumns(of:)``, the last one's again for a change of the same shape.
         func changedColumns(of change: ObjectChange, in transaction: SaveTransaction) -> [Int] {
             guard change.relations.isEmpty else { return transaction.changedColumns(of: change) }
-            let entity = change.id.entity.index, count = change.values.count
-            if let last = lastColumns, last.entity == entity, last.count == count, last.attributes == change.changedAttributes {
-                return last.columns
-            }
+            let shape = change.attributeShape
+            if let last = lastColumns, last.shape == shape { return last.columns }
             let columns = transaction.changedColumns(of: change)
-            lastColumns = (entity, count, change.changedAttributes, columns)
+            lastColumns = (shape, columns)
             return columns
         }
     }
