@@ -23,7 +23,10 @@ extension ObjectContext {
             deleted: Set(batch.deleted.map(\.id)))
         changes.summariseUpdatedKeys(of: batch.updated)
         if parent.queue.isMain {
-            try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows, reported: changes) }
+            // Made here, while main is free: main adopts the ones it does not hold.
+            let prepared = rows.flatMap { PreparedObjects.make(for: batch, rows: $0, in: self) }
+            try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows, reported: changes, prepared: prepared) }
+            prepared?.release()
         } else {
             parent.absorbLater(batch, from: self, rows: rows, reported: changes)
         }
@@ -38,7 +41,7 @@ extension ObjectContext {
     /// `reported` is the child's own change set for the batch, made on the child's queue: an
     /// attribute-only update is reported here with its dictionary, and the keys the updates
     /// name are its summary, not made again here.
-    func absorb(_ batch: ChangeBatch, from child: ObjectContext?, rows: PushRows?, reported: ChangeSet) {
+    func absorb(_ batch: ChangeBatch, from child: ObjectContext?, rows: PushRows?, reported: ChangeSet, prepared: PreparedObjects? = nil) {
         // A child's save is not an edit made here: the parent's undo history does not record it.
         let undo = undoHistory, wasSuspended = undo?.isSuspended ?? false
         undo?.isSuspended = true
@@ -56,12 +59,25 @@ extension ObjectContext {
             notePending(entity)
         }
         let changed = batch.inserted + batch.updated
+        let rowsAreCurrent = rows?.areCurrent(for: self) ?? false
         // Looked up once: applying values and relationships neither deletes nor renames them.
-        let targets = changed.map { known($0.id) }
-        if let rows, rows.areCurrent(for: self) {
+        var targets = batch.inserted.map { known($0.id) }
+        targets.reserveCapacity(changed.count)
+        if let prepared, rowsAreCurrent {
+            var adopted: [ManagedObject] = []
+            adopted.reserveCapacity(prepared.count)
+            registry.reserve(additional: prepared.count)
+            for (i, change) in batch.updated.enumerated() { targets.append(known(change.id, adoptingFrom: prepared, at: i, into: &adopted)) }
+            // Woken as the faults `fill` fills are (a hook may touch another object).
+            for object in adopted where object.valueErrors[-1] == nil { object.awakeFromFetch() }
+        } else {
+            for change in batch.updated { targets.append(known(change.id)) }
+        }
+        if let rows, rowsAreCurrent {
             fill(targets[batch.inserted.count...], from: rows)
             if parent != nil { pushedRows = rows }
         }
+        if !batch.updated.isEmpty { pending.updated.reserveCapacity(pending.updated.count + batch.updated.count) }
         groupFaults(targets[batch.inserted.count...], deleted: batch.deleted)
         for (change, object) in zip(changed, targets) {
             guard let object else { continue }
@@ -168,6 +184,24 @@ extension ObjectContext {
         let current = registry.current(id)
         if let object = registry[current] { return object.lifecycle.isDeleted ? nil : object }
         return current.isTemporary ? nil : resolve(current)
+    }
+
+    /// ``known(_:)`` for the update at `index` of a push whose objects were made on the
+    /// child's queue: a saved object this context does not hold is the prepared one, adopted
+    /// as a fetched object (registered, its to-ones joined to the loaded graph) and added to
+    /// `adopted`, instead of a fault constructed and filled here.
+    private func known(_ id: ObjectID, adoptingFrom prepared: PreparedObjects, at index: Int, into adopted: inout [ManagedObject]) -> ManagedObject? {
+        let current = registry.current(id)
+        if let object = registry[current] { return object.lifecycle.isDeleted ? nil : object }
+        if current.isTemporary { return nil }
+        // Its faults would read through an ancestor with unsaved changes of the entity, as `fill` checks.
+        guard current == id, !source.ancestorsMayHavePending(id.entity), let object = prepared.take(at: index, id: id) else { return resolve(current) }
+        object.storageOwner = self
+        object.lifecycle.recordsUndo = undoHistory != nil
+        registry[id] = object
+        adoptRowRelations(object)
+        adopted.append(object)
+        return object
     }
 
     /// Gives the objects permanent IDs now, before they are saved to the store (keys are

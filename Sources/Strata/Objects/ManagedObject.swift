@@ -55,6 +55,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var heldBy = HeldBy()
 
     /// Creates an object. Strata calls this; use `context.insert(_:)` to make new objects.
+    ///
+    /// It runs on a context's queue, but not always on the queue of the context that will
+    /// own the object: a large save of a child into a main-queue context makes the objects
+    /// main will adopt on the child's queue. Keep it to setting up stored properties; do
+    /// queue-bound work in `awakeFromFetch()` or `awakeFromInsert()`, which run on the
+    /// owner's queue.
     public required init(_ creation: ObjectCreation) {
         self.entity = creation.entity
         self.objectID = creation.objectID

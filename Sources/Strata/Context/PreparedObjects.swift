@@ -1,0 +1,80 @@
+import Foundation
+
+/// The objects a large push into a main-queue context will need, made on the child's queue
+/// from the push's rows (``PushRows``) while the main queue is free: main adopts each one it
+/// does not hold yet instead of constructing a fault and filling it on its own queue, which
+/// was about half of what applying such a push cost main (docs/performance.md, "Objects made
+/// on the child's queue").
+///
+/// An object is made as a fetch makes it (its class's initialiser runs, with no initial
+/// values collected), owned by no context until main adopts it; `awakeFromFetch()` runs on
+/// main after the adoption, as it does for a fault the push fills. An object main already
+/// holds is not adopted, and the prepared one is freed off main (``release()``).
+///
+/// For example (inside the engine, in a child's save into a main-queue parent):
+/// ```swift
+/// let prepared = rows.map { PreparedObjects.make(for: batch, rows: $0, in: self) }
+/// // on main, for the update at `i`:
+/// let object = registry[id] ?? prepared?.take(at: i, id: id)
+/// ```
+final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child's queue before the push is handed to main's, then used only on main's queue until `release()` hands what is left to the release queue
+    // `@exclusivity(unchecked)`: one queue at a time uses a record (above), and no user code
+    // runs inside an access, so the runtime's per-access checks (half of `take`) buy nothing.
+
+    /// Per update of the batch, in its order: the object made from its row, or nil (no row
+    /// read, already taken).
+    @exclusivity(unchecked) private var objects: [ManagedObject?]
+    /// How many objects are left to take.
+    @exclusivity(unchecked) private(set) var count: Int
+
+    private init(objects: [ManagedObject?], count: Int) {
+        self.objects = objects
+        self.count = count
+    }
+
+    /// The objects for `batch`'s updates whose rows `rows` holds, made on `child`'s queue
+    /// (its construction record is reused); nil when there is none.
+    static func make(for batch: ChangeBatch, rows: PushRows, in child: ObjectContext) -> PreparedObjects? {
+        var objects: [ManagedObject?] = []
+        objects.reserveCapacity(batch.updated.count)
+        var count = 0
+        for change in batch.updated {
+            guard let row = rows.rows[change.id] else {
+                objects.append(nil)
+                continue
+            }
+            let entity = change.id.entity
+            let object = child.constructFetched(entity, ObjectCreation(
+                entity: entity, objectID: change.id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false))
+            object.rowVersion = row.version
+            object.valueErrors = row.errors
+            objects.append(object)
+            count += 1
+        }
+        return count == 0 ? nil : PreparedObjects(objects: objects, count: count)
+    }
+
+    /// The object made for the update at `index` of the batch, if it names `id`; it is the
+    /// caller's from now on (asked once per update).
+    func take(at index: Int, id: ObjectID) -> ManagedObject? {
+        guard index < objects.count, let object = objects[index], object.objectID == id else { return nil }
+        objects[index] = nil
+        count -= 1
+        return object
+    }
+
+    /// Frees the objects nobody took: off the main queue when there are many of them (see
+    /// ``LargeValueRelease``). The caller drops its reference afterwards.
+    func release() {
+        guard count > 0 else { return }
+        let left = objects
+        objects = []
+        LargeValueRelease.release(Leftovers(objects: left), changes: count)
+        count = 0
+    }
+
+    /// The objects left over, handed to the release queue.
+    private struct Leftovers: @unchecked Sendable {  // safe: no context owns them and nobody else holds them; the release queue only drops them
+        let objects: [ManagedObject?]
+    }
+}

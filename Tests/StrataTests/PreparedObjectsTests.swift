@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// A card that counts how many are constructed as faults and how many are alive.
+final class PreparedCard: ManagedObject {
+    @Attribute("title") var title = ""
+    @Attribute("rating") var rating: Int64 = 0
+    @Relationship("deck", inverse: "cards") var deck: PreparedDeck?
+
+    /// Cards constructed as faults (as a context does for an object it must read), and cards alive.
+    static let counts = Locked((faults: 0, alive: 0))
+    var awakeFromFetchCount = 0
+
+    required init(_ creation: ObjectCreation) {
+        Self.counts.withLock { $0.alive += 1; if creation.isFault { $0.faults += 1 } }
+        super.init(creation)
+    }
+    deinit { Self.counts.withLock { $0.alive -= 1 } }
+    override func awakeFromFetch() { awakeFromFetchCount += 1 }
+}
+
+final class PreparedDeck: ManagedObject {
+    @Attribute("name") var name = ""
+    @Relationship("cards", inverse: "deck") var cards: Set<PreparedCard>
+}
+
+/// A large push from a child into a main-queue context: the objects main does not hold are
+/// made on the child's queue and adopted by main (`PreparedObjects`).
+@Suite(.serialized) struct PreparedObjectsTests {
+    static let model: ObjectModel = {
+        do { return try ObjectModel(PreparedCard.self, PreparedDeck.self) }
+        catch { preconditionFailure("prepared objects model: \(error)") }  // programmer error: the model is valid
+    }()
+
+    /// A store with `count` saved cards in one deck, a main-queue context holding none of
+    /// them, and a private child of it.
+    private func makeStack(_ dir: TemporaryDirectory, count: Int = 300)
+        async throws -> (coordinator: StoreCoordinator, main: ObjectContext, child: ObjectContext, ids: [ObjectID], deck: ObjectID) {
+        var options = StoreOptions()
+        options.rowCacheCapacity = 50   // fewer rows than the push: the cache cannot answer for main
+        let coordinator = try await StoreCoordinator(model: Self.model, store: .sqlite(dir.file(), options: options))
+        let writer = ObjectContext(.privateQueue, coordinator: coordinator)
+        let (ids, deck) = try await writer.perform { () throws -> ([ObjectID], ObjectID) in
+            let deck = writer.insert(PreparedDeck.self)
+            deck.name = "deck"
+            for i in 0..<count {
+                let card = writer.insert(PreparedCard.self)
+                card.title = "c\(i)"
+                card.deck = deck
+            }
+            try writer.save()
+            return (try writer.fetchObjectIDs(FetchRequest<PreparedCard>()), deck.objectID)
+        }
+        let main = ObjectContext(.mainQueue, coordinator: coordinator)
+        let child = ObjectContext(.privateQueue, parent: main)
+        return (coordinator, main, child, ids, deck)
+    }
+
+    /// The child edits every card's title and saves into main.
+    private func editAndSave(_ child: ObjectContext) async throws {
+        try await child.perform {
+            for card in try child.fetch(FetchRequest<PreparedCard>()) { card.title += " edited" }
+            try child.save()
+        }
+    }
+
+    @Test func mainAdoptsTheObjectsMadeOnTheChildsQueue() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, main, child, ids, deckID) = try await makeStack(dir)
+        let deck = try await main.perform { try #require(try main.existingObject(with: deckID) as? PreparedDeck).objectID }
+        #expect(deck == deckID)
+        try await child.perform {
+            for card in try child.fetch(FetchRequest<PreparedCard>()) { card.title += " edited" }
+        }
+        PreparedCard.counts.withLock { $0.faults = 0 }
+        try await child.perform { try child.save() }
+        // Main did not make faults to fill (it may run the push on the child's thread, so the
+        // thread does not tell).
+        #expect(PreparedCard.counts.withLock { $0.faults } == 0, "main made faults for the pushed cards")
+        try await main.perform {
+            let heldDeck = try #require(main.object(with: deckID) as? PreparedDeck)
+            for id in ids {
+                let card = try #require(main.registeredObject(for: id) as? PreparedCard)
+                #expect(!card.isFault)
+                #expect(card.title.hasSuffix(" edited"))
+                #expect(card.awakeFromFetchCount == 1)
+                #expect(card.changedValues().keys.sorted() == ["title"])
+                #expect(card.deck === heldDeck)
+                #expect(!card.lifecycle.recordsUndo)
+            }
+            #expect(main.updatedObjects.count == ids.count)
+            try main.save()
+        }
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        let titles = try await reader.perform { try reader.fetch(FetchRequest<PreparedCard>()).map(\.title) }
+        #expect(titles.count == ids.count && titles.allSatisfy { $0.hasSuffix(" edited") })
+        try coordinator.close()
+    }
+
+    /// Objects main already holds stay the ones it holds (with their own unsaved changes);
+    /// the objects made for them are freed, not registered twice.
+    @Test func mainKeepsTheObjectsItHoldsAndTheSpareOnesAreFreed() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, main, child, ids, _) = try await makeStack(dir)
+        let held = try await main.perform { () throws -> [ObjectIdentifier] in
+            var request = FetchRequest<PreparedCard>()
+            request.fetchLimit = 100
+            let cards = try main.fetch(request)
+            for card in cards { card.rating = 5 }
+            return cards.map(ObjectIdentifier.init)
+        }
+        let aliveBefore = PreparedCard.counts.withLock { $0.alive }
+        try await editAndSave(child)
+        try await main.perform {
+            let registered = ids.compactMap { main.registeredObject(for: $0) as? PreparedCard }
+            #expect(registered.count == ids.count)
+            let heldNow = registered.filter { held.contains(ObjectIdentifier($0)) }
+            #expect(heldNow.count == held.count)
+            #expect(heldNow.allSatisfy { $0.rating == 5 && $0.title.hasSuffix(" edited") })
+            #expect(registered.allSatisfy { $0.title.hasSuffix(" edited") })
+        }
+        try await child.perform { child.reset() }   // the child's own cards go
+        LargeValueRelease.queue.sync {}
+        // Main gained the cards it did not hold; the ones made for the cards it held are gone.
+        #expect(PreparedCard.counts.withLock { $0.alive } - aliveBefore == ids.count - held.count)
+        try coordinator.close()
+    }
+
+    /// Rows read before a commit are not taken: main reads the row as the commit left it.
+    @Test func rowsReadBeforeACommitAreNotAdopted() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, main, child, ids, _) = try await makeStack(dir)
+        let (batch, rows) = try await child.perform { () throws -> (ChangeBatch, PushRows?) in
+            for card in try child.fetch(FetchRequest<PreparedCard>()) { card.title += " edited" }
+            let batch = child.changeBatch()
+            return (batch, PushRows.read(for: batch, below: main))
+        }
+        #expect(rows?.rows.count == ids.count)
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await other.perform {
+            let card = try #require(try other.existingObject(with: ids[0]) as? PreparedCard)
+            card.rating = 7
+            try other.save()
+        }
+        try await child.perform { try child.push(batch, to: main, rows: rows) }
+        try await main.perform {
+            let card = try #require(main.object(with: ids[0]) as? PreparedCard)
+            #expect(card.rating == 7)
+            #expect(card.title.hasSuffix(" edited"))
+            try main.save()   // the row version main holds is the commit's: no conflict
+        }
+        try coordinator.close()
+    }
+
+    /// Adopted objects record undo when main has an undo manager, and rolling back main puts
+    /// their stored values back.
+    @Test func adoptedObjectsUndoAndRollBackAsMainsOwn() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, main, child, ids, _) = try await makeStack(dir)
+        try await main.perform { main.undoManager = ContextUndoManager(levelsOfUndo: 5) }
+        try await editAndSave(child)
+        try await main.perform {
+            let cards = ids.compactMap { main.registeredObject(for: $0) as? PreparedCard }
+            #expect(cards.count == ids.count)
+            #expect(cards.allSatisfy { $0.lifecycle.recordsUndo })
+            main.rollback()
+            #expect(cards.allSatisfy { !$0.title.hasSuffix(" edited") && !$0.hasChanges })
+            #expect(!main.hasChanges)
+        }
+        try coordinator.close()
+    }
+}
