@@ -3,7 +3,8 @@
 #
 #   scripts/tsan.sh           every test (slow: TSan costs ~5-15x)
 #   scripts/tsan.sh --short   the concurrency tests (perform on the caller's thread, a save's
-#                             report made on a second core, deadlock interleavings, the seeded
+#                             report made on a second core, objects made on a child's queue for
+#                             main, deadlock interleavings, the seeded
 #                             stress and invariant tests, two coordinators on one file, debug-mode
 #                             traps), the stacks' conformance suite and the fetched-results
 #                             tests, with fewer iterations: what CI runs
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 
 filter=()
 if [[ "${1:-}" == "--short" ]]; then
-    filter=(--filter 'ChangedValuesTests|ContextExecutorTests|DeadlockTests|StressTests|InvariantTests|TwoCoordinatorTests|ConcurrencyDebugTests|StrataStacksTests|StrataFetchedResultsTests')
+    filter=(--filter 'ChangedValuesTests|PreparedObjectsTests|ContextExecutorTests|DeadlockTests|StressTests|InvariantTests|TwoCoordinatorTests|ConcurrencyDebugTests|StrataStacksTests|StrataFetchedResultsTests')
     export STRATA_DEADLOCK_ITERATIONS="${STRATA_DEADLOCK_ITERATIONS:-500}"
     export STRATA_STRESS_STEPS="${STRATA_STRESS_STEPS:-100}"
 fi

@@ -77,7 +77,9 @@ extension ObjectContext {
             fill(targets[batch.inserted.count...], from: rows)
             if parent != nil { pushedRows = rows }
         }
-        if !batch.updated.isEmpty { pending.updated.reserveCapacity(pending.updated.count + batch.updated.count) }
+        // Sized once for a large push onto no pending updates (reserving on every push would
+        // grow the storage by the push each time, not geometrically).
+        if pending.updated.isEmpty && batch.updated.count >= PushRows.minimumUpdates { pending.updated.reserveCapacity(batch.updated.count) }
         groupFaults(targets[batch.inserted.count...], deleted: batch.deleted)
         for (change, object) in zip(changed, targets) {
             guard let object else { continue }
