@@ -8,16 +8,22 @@ final class PreparedCard: ManagedObject {
     @Attribute("rating") var rating: Int64 = 0
     @Relationship("deck", inverse: "cards") var deck: PreparedDeck?
 
-    /// Cards constructed as faults (as a context does for an object it must read), and cards alive.
-    static let counts = Locked((faults: 0, alive: 0))
+    /// Cards constructed, those of them constructed as faults (as a context does for an object
+    /// it must read), and cards alive.
+    static let counts = Locked((made: 0, faults: 0, alive: 0))
     var awakeFromFetchCount = 0
 
     required init(_ creation: ObjectCreation) {
-        Self.counts.withLock { $0.alive += 1; if creation.isFault { $0.faults += 1 } }
+        Self.counts.withLock { $0.made += 1; $0.alive += 1; if creation.isFault { $0.faults += 1 } }
         super.init(creation)
     }
     deinit { Self.counts.withLock { $0.alive -= 1 } }
-    override func awakeFromFetch() { awakeFromFetchCount += 1 }
+    /// How many objects its context held as faults when `awakeFromFetch()` last ran.
+    var faultsHeldAtAwake = -1
+    override func awakeFromFetch() {
+        awakeFromFetchCount += 1
+        faultsHeldAtAwake = (storageOwner as? ObjectContext)?.registry.all.filter(\.lifecycle.isFault).count ?? -1
+    }
 }
 
 final class PreparedDeck: ManagedObject {
@@ -121,7 +127,6 @@ final class PreparedDeck: ManagedObject {
             #expect(registered.allSatisfy { $0.title.hasSuffix(" edited") })
         }
         try await child.perform { child.reset() }   // the child's own cards go
-        LargeValueRelease.queue.sync {}
         // Main gained the cards it did not hold; the ones made for the cards it held are gone.
         #expect(PreparedCard.counts.withLock { $0.alive } - aliveBefore == ids.count - held.count)
         try coordinator.close()
@@ -167,6 +172,87 @@ final class PreparedDeck: ManagedObject {
             main.rollback()
             #expect(cards.allSatisfy { !$0.title.hasSuffix(" edited") && !$0.hasChanges })
             #expect(!main.hasChanges)
+        }
+        try coordinator.close()
+    }
+
+    /// Faults main holds are filled, not replaced, and every object the push read is woken
+    /// only once all of them are in place (a hook finds no fault among them).
+    @Test func heldFaultsAreFilledAndEveryObjectWakesAfterAllAreInPlace() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, main, child, ids, _) = try await makeStack(dir)
+        let faults = try await main.perform { () throws -> [ObjectIdentifier] in
+            var request = FetchRequest<PreparedCard>()
+            request.fetchLimit = 100
+            request.returnsObjectsAsFaults = true
+            let cards = try main.fetch(request)
+            #expect(cards.allSatisfy { $0.isFault })
+            return cards.map(ObjectIdentifier.init)
+        }
+        try await editAndSave(child)
+        try await main.perform {
+            let cards = ids.compactMap { main.registeredObject(for: $0) as? PreparedCard }
+            #expect(cards.count == ids.count)
+            #expect(cards.filter { faults.contains(ObjectIdentifier($0)) }.count == faults.count)
+            for card in cards {
+                #expect(!card.isFault && card.title.hasSuffix(" edited"))
+                #expect(card.awakeFromFetchCount == 1)
+                #expect(card.faultsHeldAtAwake == 0, "a hook ran while \(card.faultsHeldAtAwake) faults were still unfilled")
+            }
+        }
+        try coordinator.close()
+    }
+
+    /// A main that never takes rows read elsewhere (staleness 0) gets no objects made for it:
+    /// it reads its faults itself.
+    @Test func aMainThatNeverTakesReadRowsAdoptsNothing() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, main, child, ids, _) = try await makeStack(dir)
+        main.stalenessInterval = 0
+        try await child.perform {
+            for card in try child.fetch(FetchRequest<PreparedCard>()) { card.title += " edited" }
+        }
+        PreparedCard.counts.withLock { $0.faults = 0; $0.made = 0 }
+        try await child.perform { try child.save() }
+        // Main's faults only: the child made nothing main would not take.
+        #expect(PreparedCard.counts.withLock { ($0.faults, $0.made) } == (ids.count, ids.count))
+        let titles = try await main.perform { ids.map { (main.registeredObject(for: $0) as? PreparedCard)?.title ?? "" } }
+        #expect(titles.allSatisfy { $0.hasSuffix(" edited") })
+        try coordinator.close()
+    }
+
+    /// Main below a writer with unsaved changes of the entity (made after the rows were read)
+    /// does not adopt the store's rows: its objects read through the writer.
+    @Test func anAncestorsUnsavedChangesWinOverThePreparedRows() async throws {
+        let dir = TemporaryDirectory()
+        var options = StoreOptions()
+        options.rowCacheCapacity = 50
+        let coordinator = try await StoreCoordinator(model: Self.model, store: .sqlite(dir.file(), options: options))
+        let writer = ObjectContext(.privateQueue, coordinator: coordinator)
+        let ids = try await writer.perform { () throws -> [ObjectID] in
+            for i in 0..<300 { writer.insert(PreparedCard.self).title = "c\(i)" }
+            try writer.save()
+            let ids = try writer.fetchObjectIDs(FetchRequest<PreparedCard>())
+            writer.reset()
+            return ids
+        }
+        let main = ObjectContext(.mainQueue, parent: writer)
+        let child = ObjectContext(.privateQueue, parent: main)
+        let (batch, rows) = try await child.perform { () throws -> (ChangeBatch, PushRows?) in
+            for card in try child.fetch(FetchRequest<PreparedCard>()) { card.title += " edited" }
+            let batch = child.changeBatch()
+            return (batch, PushRows.read(for: batch, below: main))
+        }
+        #expect(rows?.rows.count == ids.count)
+        try await writer.perform {
+            let card = try #require(try writer.existingObject(with: ids[0]) as? PreparedCard)
+            card.rating = 9
+        }
+        try await child.perform { try child.push(batch, to: main, rows: rows) }
+        try await main.perform {
+            let card = try #require(main.object(with: ids[0]) as? PreparedCard)
+            #expect(card.rating == 9)
+            #expect(card.title.hasSuffix(" edited"))
         }
         try coordinator.close()
     }

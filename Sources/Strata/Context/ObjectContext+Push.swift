@@ -23,8 +23,9 @@ extension ObjectContext {
             deleted: Set(batch.deleted.map(\.id)))
         changes.summariseUpdatedKeys(of: batch.updated)
         if parent.queue.isMain {
-            // Made here, while main is free: main adopts the ones it does not hold.
-            let prepared = rows.flatMap { PreparedObjects.make(for: batch, rows: $0, in: self) }
+            // Made here, while main is free: main adopts the ones it does not hold. Not when
+            // main would not take the rows, nor by a child on main itself (no second core).
+            let prepared = rows.flatMap { $0.areCurrent(for: parent) && !queue.isMain ? PreparedObjects.make(for: batch, rows: $0, in: self) : nil }
             try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows, reported: changes, prepared: prepared) }
             prepared?.release()
         } else {
@@ -63,20 +64,21 @@ extension ObjectContext {
         // Looked up once: applying values and relationships neither deletes nor renames them.
         var targets = batch.inserted.map { known($0.id) }
         targets.reserveCapacity(changed.count)
+        // Objects read just now (adopted, or faults filled from the rows): woken together once
+        // all are in place, as a firing fault's batch is (a hook may touch another).
+        var awakened: [ManagedObject] = []
         if let prepared, rowsAreCurrent {
-            var adopted: [ManagedObject] = []
-            adopted.reserveCapacity(prepared.count)
-            registry.reserve(additional: prepared.count)
-            for (i, change) in batch.updated.enumerated() { targets.append(known(change.id, adoptingFrom: prepared, at: i, into: &adopted)) }
-            // Woken as the faults `fill` fills are (a hook may touch another object).
-            for object in adopted where object.valueErrors[-1] == nil { object.awakeFromFetch() }
+            awakened.reserveCapacity(prepared.remaining)
+            registry.reserve(additional: prepared.remaining)
+            for (i, change) in batch.updated.enumerated() { targets.append(known(change.id, adoptingFrom: prepared, at: i, into: &awakened)) }
         } else {
             for change in batch.updated { targets.append(known(change.id)) }
         }
         if let rows, rowsAreCurrent {
-            fill(targets[batch.inserted.count...], from: rows)
+            fill(targets[batch.inserted.count...], from: rows, into: &awakened)
             if parent != nil { pushedRows = rows }
         }
+        for object in awakened where object.valueErrors[-1] == nil { object.awakeFromFetch() }
         // Sized once for a large push onto no pending updates (reserving on every push would
         // grow the storage by the push each time, not geometrically).
         if pending.updated.isEmpty && batch.updated.count >= PushRows.minimumUpdates { pending.updated.reserveCapacity(batch.updated.count) }
@@ -133,16 +135,13 @@ extension ObjectContext {
 
     /// Fills the updated objects held here as faults from current rows the child read for the
     /// push (this context's own read would give the same rows).
-    private func fill(_ updated: ArraySlice<ManagedObject?>, from rows: PushRows) {
-        var filled: [ManagedObject] = []
+    private func fill(_ updated: ArraySlice<ManagedObject?>, from rows: PushRows, into filled: inout [ManagedObject]) {
         for object in updated {
             guard let object, object.lifecycle.isFault, let row = rows.rows[object.objectID],
                   !source.ancestorsMayHavePending(object.entity) else { continue }
             fill(object, with: row)
             filled.append(object)
         }
-        // Woken once every fault is filled, as a firing fault's batch is (a hook may touch another).
-        for object in filled where object.valueErrors[-1] == nil { object.awakeFromFetch() }
     }
 
     /// Puts the saved rows a batch changes (`updated`, already looked up) or deletes, held
@@ -196,8 +195,9 @@ extension ObjectContext {
         let current = registry.current(id)
         if let object = registry[current] { return object.lifecycle.isDeleted ? nil : object }
         if current.isTemporary { return nil }
-        // Its faults would read through an ancestor with unsaved changes of the entity, as `fill` checks.
-        guard current == id, !source.ancestorsMayHavePending(id.entity), let object = prepared.take(at: index, id: id) else { return resolve(current) }
+        // An ancestor with unsaved changes of the entity may hold a newer state of this row than
+        // the store's (`fill` does not take the rows then either).
+        guard !source.ancestorsMayHavePending(id.entity), let object = prepared.take(at: index, id: id) else { return resolve(current) }
         object.storageOwner = self
         object.lifecycle.recordsUndo = undoHistory != nil
         registry[id] = object

@@ -13,9 +13,9 @@ import Foundation
 ///
 /// For example (inside the engine, in a child's save into a main-queue parent):
 /// ```swift
-/// let prepared = rows.map { PreparedObjects.make(for: batch, rows: $0, in: self) }
-/// // on main, for the update at `i`:
-/// let object = registry[id] ?? prepared?.take(at: i, id: id)
+/// let prepared = PreparedObjects.make(for: batch, rows: rows, in: self)
+/// // on main, for the update at `i`, when main holds no object for `id`:
+/// let object = prepared?.take(at: i, id: id) ?? resolve(id)
 /// ```
 final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child's queue before the push is handed to main's, then used only on main's queue until `release()` hands what is left to the release queue
     // `@exclusivity(unchecked)`: one queue at a time uses a record (above), and no user code
@@ -25,11 +25,11 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
     /// read, already taken).
     @exclusivity(unchecked) private var objects: [ManagedObject?]
     /// How many objects are left to take.
-    @exclusivity(unchecked) private(set) var count: Int
+    @exclusivity(unchecked) private(set) var remaining: Int
 
-    private init(objects: [ManagedObject?], count: Int) {
+    private init(objects: [ManagedObject?], remaining: Int) {
         self.objects = objects
-        self.count = count
+        self.remaining = remaining
     }
 
     /// The objects for `batch`'s updates whose rows `rows` holds, made on `child`'s queue
@@ -51,7 +51,7 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
             objects.append(object)
             count += 1
         }
-        return count == 0 ? nil : PreparedObjects(objects: objects, count: count)
+        return count == 0 ? nil : PreparedObjects(objects: objects, remaining: count)
     }
 
     /// The object made for the update at `index` of the batch, if it names `id`; it is the
@@ -59,18 +59,19 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
     func take(at index: Int, id: ObjectID) -> ManagedObject? {
         guard index < objects.count, let object = objects[index], object.objectID == id else { return nil }
         objects[index] = nil
-        count -= 1
+        remaining -= 1
         return object
     }
 
-    /// Frees the objects nobody took: off the main queue when there are many of them (see
-    /// ``LargeValueRelease``). The caller drops its reference afterwards.
+    /// Frees the objects nobody took, here, or off the main queue when called there with
+    /// many of them (see ``LargeValueRelease``). Their `deinit` runs where they are freed.
     func release() {
-        guard count > 0 else { return }
-        let left = objects
+        guard remaining > 0 else { return }
+        let leftovers = Leftovers(objects: objects)
         objects = []
-        LargeValueRelease.release(Leftovers(objects: left), changes: count)
-        count = 0
+        let count = remaining
+        remaining = 0
+        LargeValueRelease.release(consume leftovers, changes: count)
     }
 
     /// The objects left over, handed to the release queue.

@@ -58,9 +58,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     ///
     /// It runs on a context's queue, but not always on the queue of the context that will
     /// own the object: a large save of a child into a main-queue context makes the objects
-    /// main will adopt on the child's queue. Keep it to setting up stored properties; do
-    /// queue-bound work in `awakeFromFetch()` or `awakeFromInsert()`, which run on the
-    /// owner's queue.
+    /// main may adopt on the child's queue, and frees there the ones main already held (so
+    /// an object can be made and freed without ever joining a context). Keep `init` and
+    /// `deinit` to setting up and tearing down stored properties; do queue-bound work in
+    /// `awakeFromFetch()` or `awakeFromInsert()`, which run on the owner's queue.
     public required init(_ creation: ObjectCreation) {
         self.entity = creation.entity
         self.objectID = creation.objectID
