@@ -8,8 +8,8 @@ import Foundation
 ///
 /// An object is made as a fetch makes it (its class's initialiser runs, with no initial
 /// values collected), owned by no context until main adopts it; `awakeFromFetch()` runs on
-/// main after the adoption, as it does for a fault the push fills. An object main already
-/// holds is not adopted, and the prepared one is freed off main (``release()``).
+/// main's queue after the adoption, with the faults the push fills. An object main already
+/// holds is not adopted, and the prepared one is freed on the child's queue (``release()``).
 ///
 /// For example (inside the engine, in a child's save into a main-queue parent):
 /// ```swift
