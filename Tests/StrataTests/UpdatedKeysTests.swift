@@ -129,3 +129,61 @@ import Testing
         #expect(!changes.updatesNameNone(of: ["person"]))
     }
 }
+
+/// When the store adds values a save's batch did not name (derived values it recomputed, a
+/// row read again after a conflict), a store save sums its keys from every update, so the
+/// summary still names every key (`SaveOutcome.changeSet(for:updatedValues:)`).
+@Suite struct StoreAddedKeysTests {
+    /// A disc's minutes change its rack's derived totals: the rack's keys are in the summary.
+    @Test func derivedValuesTheStoreRecomputedAreNamed() async throws {
+        let directory = TemporaryDirectory()
+        let (coordinator, context, rackID) = try await DerivedAttributeTests().seeded(directory)
+        let received = Locked<[ChangeSet]>([])
+        let token = context.observeChanges { changes in received.withLock { $0.append(changes) } }
+        defer { withExtendedLifetime(token) {} }
+        try await context.perform {
+            let disc = try #require(try context.fetch(FetchRequest<Disc>(sortKeys: [SortKey("minutes")])).first)
+            disc.minutes = 40
+            try context.save()
+        }
+        let changes = try #require(received.withLock { $0.last })
+        let named = Set(changes.updated.values.flatMap(\.keys))
+        #expect(changes.updated[rackID]?["totalMinutes"] == .integer(90))
+        #expect(named.isSuperset(of: ["minutes", "totalMinutes"]))
+        #expect(changes.updatedKeys.map { $0.isSuperset(of: named) } == true)
+        #expect(!changes.updatesNameNone(of: ["totalMinutes"]))
+        try coordinator.close()
+    }
+
+    /// A save that loses a conflict under a merge policy reports the row as it now stands,
+    /// with keys its own batch did not change; they are in the summary.
+    @Test func aRowReadAgainAfterAConflictIsNamed() async throws {
+        let directory = TemporaryDirectory()
+        let (coordinator, first) = try await makeStore(directory)
+        let id = try await first.perform { () throws -> ObjectID in
+            let note = first.insert(Note.self)
+            note.title = "t"
+            try first.save()
+            return note.objectID
+        }
+        let second = ObjectContext(.privateQueue, coordinator: coordinator, mergePolicy: .mergeByPropertyStoreTrump)
+        try await second.perform { _ = try second.existingObject(with: id) }   // read before the other save
+        try await first.perform {
+            (try first.existingObject(with: id) as? Note)?.subtitle = "theirs"
+            try first.save()
+        }
+        let received = Locked<[ChangeSet]>([])
+        let token = second.observeChanges { changes in received.withLock { $0.append(changes) } }
+        defer { withExtendedLifetime(token) {} }
+        try await second.perform {
+            (try second.existingObject(with: id) as? Note)?.rating = 4
+            try second.save()
+        }
+        let changes = try #require(received.withLock { $0.last })
+        let named = Set(changes.updated.values.flatMap(\.keys))
+        #expect(changes.updated[id]?["subtitle"] == .string("theirs"))
+        #expect(named.isSuperset(of: ["rating", "subtitle"]))
+        #expect(changes.updatedKeys.map { $0.isSuperset(of: named) } == true)
+        try coordinator.close()
+    }
+}
