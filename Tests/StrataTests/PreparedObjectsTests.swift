@@ -256,4 +256,37 @@ final class PreparedDeck: ManagedObject {
         }
         try coordinator.close()
     }
+
+    /// An adopted object joins the graph main has loaded: a card another context moved into
+    /// a deck whose cards main had read before is among that deck's cards once main adopts it.
+    @Test func anAdoptedObjectJoinsALoadedToManyOfMain() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, main, child, ids, _) = try await makeStack(dir)
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        let emptyDeck = try await other.perform { () throws -> ObjectID in
+            let deck = other.insert(PreparedDeck.self)
+            deck.name = "empty"
+            try other.save()
+            return deck.objectID
+        }
+        let loaded = try await main.perform { () throws -> Int in
+            let deck = try #require(try main.existingObject(with: emptyDeck) as? PreparedDeck)
+            return deck.cards.count   // loaded, empty
+        }
+        #expect(loaded == 0)
+        try await other.perform {
+            let card = try #require(try other.existingObject(with: ids[0]) as? PreparedCard)
+            card.deck = try #require(try other.existingObject(with: emptyDeck) as? PreparedDeck)
+            try other.save()
+        }
+        try await editAndSave(child)
+        try await main.perform {
+            let card = try #require(main.registeredObject(for: ids[0]) as? PreparedCard)
+            let deck = try #require(main.registeredObject(for: emptyDeck) as? PreparedDeck)
+            #expect(card.title.hasSuffix(" edited"))
+            #expect(card.deck === deck)
+            #expect(deck.cards.contains(card), "the adopted card is not among its deck's loaded cards")
+        }
+        try coordinator.close()
+    }
 }
