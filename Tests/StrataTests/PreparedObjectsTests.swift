@@ -289,4 +289,37 @@ final class PreparedDeck: ManagedObject {
         }
         try coordinator.close()
     }
+
+    /// Objects of subentities are adopted as their own classes, with their own columns.
+    @Test func subentityObjectsAreAdoptedAsTheirOwnClasses() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, writer) = try await makeInheritanceStore(dir)
+        try await writer.perform {
+            for i in 0..<150 { let photo = writer.insert(Photo.self); photo.name = "p\(i)"; photo.width = Int64(i) }
+            for i in 0..<100 { writer.insert(Video.self).name = "v\(i)" }
+            for i in 0..<50 { let clip = writer.insert(Clip.self); clip.name = "c\(i)"; clip.source = "s\(i)" }
+            try writer.save()
+        }
+        let main = ObjectContext(.mainQueue, coordinator: coordinator)
+        let child = ObjectContext(.privateQueue, parent: main)
+        let ids = try await child.perform { () throws -> [ObjectID] in
+            let all = try child.fetch(FetchRequest<Attachment>())
+            for attachment in all { attachment.name += " edited" }
+            try child.save()
+            return all.map(\.objectID)
+        }
+        #expect(ids.count == 300)
+        try await main.perform {
+            var kinds: [String: Int] = [:]
+            for id in ids {
+                let object = try #require(main.registeredObject(for: id) as? Attachment)
+                #expect(!object.isFault && object.name.hasSuffix(" edited"))
+                kinds[String(describing: type(of: object)), default: 0] += 1
+                if let photo = object as? Photo { #expect(photo.name == "p\(photo.width) edited") }
+                if let clip = object as? Clip { #expect(clip.source == "s" + clip.name.dropFirst().prefix { $0 != " " }) }
+            }
+            #expect(kinds == ["Photo": 150, "Video": 100, "Clip": 50])
+        }
+        try coordinator.close()
+    }
 }
