@@ -25,9 +25,10 @@ extension ObjectContext {
         if parent.queue.isMain {
             // Made here, while main is free: main adopts the ones it does not hold. Not when
             // main would not take the rows, nor by a child on main itself (no second core).
+            // The record is dropped here once main is done, so the objects main did not take
+            // are freed on this queue.
             let prepared = rows.flatMap { $0.areCurrent(for: parent) && !queue.isMain ? PreparedObjects.make(for: batch, rows: $0, in: self) : nil }
             try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows, reported: changes, prepared: prepared) }
-            prepared?.release()
         } else {
             parent.absorbLater(batch, from: self, rows: rows, reported: changes)
         }
@@ -68,9 +69,11 @@ extension ObjectContext {
         // all are in place, as a firing fault's batch is (a hook may touch another).
         var awakened: [ManagedObject] = []
         if let prepared, rowsAreCurrent {
-            awakened.reserveCapacity(prepared.remaining)
-            registry.reserve(additional: prepared.remaining)
-            for (i, change) in batch.updated.enumerated() { targets.append(known(change.id, adoptingFrom: prepared, at: i, into: &awakened)) }
+            awakened.reserveCapacity(prepared.count)
+            registry.reserve(additional: prepared.count)
+            for (i, change) in batch.updated.enumerated() {
+                targets.append(known(change.id) { adopt($0, from: prepared, at: i, into: &awakened) ?? resolve($0) })
+            }
         } else {
             for change in batch.updated { targets.append(known(change.id)) }
         }
@@ -182,25 +185,27 @@ extension ObjectContext {
     /// one now), or a fault for a saved row. An unknown temporary ID names an object that is
     /// gone here (deleted, or cascaded away), so there is nothing to change.
     private func known(_ id: ObjectID) -> ManagedObject? {
-        let current = registry.current(id)
-        if let object = registry[current] { return object.lifecycle.isDeleted ? nil : object }
-        return current.isTemporary ? nil : resolve(current)
+        known(id, orMake: resolve)
     }
 
-    /// ``known(_:)`` for the update at `index` of a push whose objects were made on the
-    /// child's queue: a saved object this context does not hold is the prepared one, adopted
-    /// as a fetched object (registered, its to-ones joined to the loaded graph) and added to
-    /// `adopted`, instead of a fault constructed and filled here.
-    private func known(_ id: ObjectID, adoptingFrom prepared: PreparedObjects, at index: Int, into adopted: inout [ManagedObject]) -> ManagedObject? {
+    /// ``known(_:)`` with `make` giving the object for a saved row this context does not hold
+    /// (called with its current ID).
+    private func known(_ id: ObjectID, orMake make: (ObjectID) -> ManagedObject) -> ManagedObject? {
         let current = registry.current(id)
         if let object = registry[current] { return object.lifecycle.isDeleted ? nil : object }
-        if current.isTemporary { return nil }
-        // An ancestor with unsaved changes of the entity may hold a newer state of this row than
-        // the store's (`fill` does not take the rows then either).
-        guard !source.ancestorsMayHavePending(id.entity), let object = prepared.take(at: index, id: id) else { return resolve(current) }
+        return current.isTemporary ? nil : make(current)
+    }
+
+    /// Takes the object for `id` that a child made for the update at `index` of its push,
+    /// from the row this context's own read would give, as a fetched object (registered, its
+    /// to-ones joined to the loaded graph) and adds it to `adopted`. Nil when there is none,
+    /// or when an ancestor with unsaved changes of the entity may hold a newer state of the row
+    /// than the store's (`fill` does not take the rows then either).
+    private func adopt(_ id: ObjectID, from prepared: PreparedObjects, at index: Int, into adopted: inout [ManagedObject]) -> ManagedObject? {
+        guard !source.ancestorsMayHavePending(id.entity), let object = prepared.take(at: index, id: id) else { return nil }
         object.storageOwner = self
         object.lifecycle.recordsUndo = undoHistory != nil
-        registry[id] = object
+        registry[object.objectID] = object
         adoptRowRelations(object)
         adopted.append(object)
         return object

@@ -9,27 +9,29 @@ import Foundation
 /// An object is made as a fetch makes it (its class's initialiser runs, with no initial
 /// values collected), owned by no context until main adopts it; `awakeFromFetch()` runs on
 /// main's queue after the adoption, with the faults the push fills. An object main already
-/// holds is not adopted, and the prepared one is freed on the child's queue (``release()``).
+/// holds is not adopted; the prepared one is freed with the record, which the child drops on
+/// its queue once main has applied the push.
 ///
 /// For example (inside the engine, in a child's save into a main-queue parent):
 /// ```swift
 /// let prepared = PreparedObjects.make(for: batch, rows: rows, in: self)
 /// // on main, for the update at `i`, when main holds no object for `id`:
 /// let object = prepared?.take(at: i, id: id) ?? resolve(id)
+/// // back on the child's queue, `prepared` is dropped: what main did not take is freed here
 /// ```
-final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child's queue before the push is handed to main's, then used only on main's queue until `release()` hands what is left to the release queue
+final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child's queue before the push is handed to main's, used only on main's queue while main applies it, then dropped by the child once the push returns
     // `@exclusivity(unchecked)`: one queue at a time uses a record (above), and no user code
     // runs inside an access, so the runtime's per-access checks (half of `take`) buy nothing.
 
     /// Per update of the batch, in its order: the object made from its row, or nil (no row
     /// read, already taken).
     @exclusivity(unchecked) private var objects: [ManagedObject?]
-    /// How many objects are left to take.
-    @exclusivity(unchecked) private(set) var remaining: Int
+    /// How many objects were made.
+    let count: Int
 
-    private init(objects: [ManagedObject?], remaining: Int) {
+    private init(objects: [ManagedObject?], count: Int) {
         self.objects = objects
-        self.remaining = remaining
+        self.count = count
     }
 
     /// The objects for `batch`'s updates whose rows `rows` holds, made on `child`'s queue
@@ -51,7 +53,7 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
             objects.append(object)
             count += 1
         }
-        return count == 0 ? nil : PreparedObjects(objects: objects, remaining: count)
+        return count == 0 ? nil : PreparedObjects(objects: objects, count: count)
     }
 
     /// The object made for the update at `index` of the batch, if it names `id`; it is the
@@ -59,23 +61,6 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
     func take(at index: Int, id: ObjectID) -> ManagedObject? {
         guard index < objects.count, let object = objects[index], object.objectID == id else { return nil }
         objects[index] = nil
-        remaining -= 1
         return object
-    }
-
-    /// Frees the objects nobody took, here, or off the main queue when called there with
-    /// many of them (see ``LargeValueRelease``). Their `deinit` runs where they are freed.
-    func release() {
-        guard remaining > 0 else { return }
-        let leftovers = Leftovers(objects: objects)
-        objects = []
-        let count = remaining
-        remaining = 0
-        LargeValueRelease.release(consume leftovers, changes: count)
-    }
-
-    /// The objects left over, handed to the release queue.
-    private struct Leftovers: @unchecked Sendable {  // safe: no context owns them and nobody else holds them; the release queue only drops them
-        let objects: [ManagedObject?]
     }
 }
