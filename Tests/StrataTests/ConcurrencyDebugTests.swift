@@ -40,6 +40,48 @@ import Testing
         #expect(message.contains("perform { }"))
     }
 
+    /// A fetched object gets its owner's checks too (each access skips the owner when it does
+    /// not check, so every path that gives an object its owner must pass the checks on).
+    @Test func touchingAFetchedObjectOffItsContextsQueueTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let (context, note) = try await ConcurrencyDebugTests.fetchedNote(asFault: false)
+            _ = note.title  // the object escaped its context's queue
+            withExtendedLifetime(context) {}
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Note object Note/p1 was used off the queue of checked context"))
+    }
+
+    /// The same for a fault: the check comes before the fault fires.
+    @Test func touchingAFaultOffItsContextsQueueTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let (context, note) = try await ConcurrencyDebugTests.fetchedNote(asFault: true)
+            _ = note.title  // the object escaped its context's queue
+            withExtendedLifetime(context) {}
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Note object Note/p1 was used off the queue of checked context"))
+    }
+
+    /// A saved note fetched (fully, or as a fault) into a checked context, returned off its
+    /// queue with the context (an object whose context is gone has no owner to check).
+    static func fetchedNote(asFault: Bool) async throws -> (ObjectContext, Note) {
+        let coordinator = try await StoreCoordinator(model: testModel, store: .inMemory)
+        let writer = ObjectContext(.privateQueue, coordinator: coordinator, checksQueueAccess: false)
+        try writer.performAndWait {
+            writer.insert(Note.self).title = "saved"
+            try writer.save()
+        }
+        let context = ObjectContext(.privateQueue, coordinator: coordinator, name: "checked context", checksQueueAccess: true)
+        return try context.performAndWait {
+            var request = FetchRequest<Note>()
+            request.returnsObjectsAsFaults = asFault
+            let note = try context.fetch(request)[0]
+            guard note.isFault == asFault else { exit(2) }
+            return (context, note)
+        }
+    }
+
     @Test func insertingFromAnotherThreadTraps() async {
         await #expect(processExitsWith: .failure) {
             let context = try await ConcurrencyDebugTests.makeContext(checks: true)

@@ -2,6 +2,8 @@ import Logging
 import OrderedCollections
 
 extension ObjectContext: ObjectOwner {
+    var checksObjectAccess: Bool { checksQueueAccess }
+
     func checkAccess(_ object: ManagedObject) {
         checkQueue("\(object.entity.name) object \(object.objectID)")
     }

@@ -53,7 +53,7 @@ extension ObjectContext {
             let creation = ObjectCreation(entity: entity, objectID: change.id, attributeValues: entity.defaultAttributeValues,
                                           relationValues: entity.newRelationValues, isFault: false)
             let made = ObjectConstruction.make(entity, creation, collectsDefaults: false).0
-            made.storageOwner = self
+            made.setOwner(self)
             made.lifecycle.isInserted = true
             made.lifecycle.recordsUndo = undo != nil
             registry[change.id] = made
@@ -203,7 +203,7 @@ extension ObjectContext {
     /// than the store's (`fill` does not take the rows then either).
     private func adopt(_ id: ObjectID, from prepared: PreparedObjects, at index: Int, into adopted: inout [ManagedObject]) -> ManagedObject? {
         guard !source.ancestorsMayHavePending(id.entity), let object = prepared.take(at: index, id: id) else { return nil }
-        object.storageOwner = self
+        object.setOwner(self)
         object.lifecycle.recordsUndo = undoHistory != nil
         registry[object.objectID] = object
         adoptRowRelations(object)

@@ -153,7 +153,7 @@ extension ObjectContext {
         switch (now, target) {
         case (.absent, .live):
             // An undone insert comes back (it left the context: its storage is made again).
-            object.storageOwner = self
+            object.setOwner(self)
             if object.relationValues.count != object.entity.relationships.count { object.relationValues = object.entity.newRelationValues }
             object.lifecycle.isDeleted = false
             object.lifecycle.isInserted = true

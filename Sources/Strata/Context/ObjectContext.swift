@@ -124,10 +124,10 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     @exclusivity(unchecked) var spareConstruction: ObjectConstruction?
 
     /// Constructs a fetched object or a fault, reusing ``spareConstruction``.
-    func constructFetched(_ entity: EntityDescription, _ creation: ObjectCreation) -> ManagedObject {
+    func constructFetched(_ entity: EntityDescription, _ creation: consuming ObjectCreation) -> ManagedObject {
         let spare = spareConstruction
         spareConstruction = nil   // taken: a construction nested in an initialiser makes its own
-        let (object, construction) = ObjectConstruction.make(entity, creation, reusing: spare)
+        let (object, construction) = ObjectConstruction.make(entity, consume creation, reusing: spare)
         spareConstruction = construction
         if undoHistory != nil { object.lifecycle.recordsUndo = true }
         return object
@@ -442,7 +442,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         for (slot, value) in construction.defaults { object.attributeValues[slot] = value }
         construction.defaults.removeAll(keepingCapacity: true)   // kept for the next object, not its values
         spareConstruction = construction
-        object.storageOwner = self
+        object.setOwner(self)
         object.lifecycle.isInserted = true
         registry[id] = object
         pending.inserted.append(object)
@@ -496,7 +496,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         if let object = held(id) { return object }
         let id = id.isTemporary ? registry.current(id) : id   // a saved insert's fault stands under its permanent ID
         let object = constructFetched(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true))
-        object.storageOwner = self
+        object.setOwner(self)
         registry[id] = object
         return object
     }
@@ -519,7 +519,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         // The row's ID names its own entity: a subentity's when the fetch was of a superentity.
         let entity = id.entity.hierarchy.storesKind ? id.entity : entity
         let object = constructFetched(entity, ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false))
-        object.storageOwner = self
+        object.setOwner(self)
         object.rowVersion = row.version
         object.valueErrors = row.errors
         registry[id] = object

@@ -34,7 +34,7 @@ public struct Attribute<Value> {
     @inlinable
     public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], renamedFrom: String? = nil) where Value: AttributeConvertible {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
-        let construction = ObjectConstruction.current
+        let construction = ObjectConstruction.unretainedCurrent
         self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
                   conversion: construction == nil ? ScalarConversion<Value>.self : nil, transformerName: nil)
     }
@@ -43,13 +43,13 @@ public struct Attribute<Value> {
     @inlinable
     public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], transformer: TransformerName, renamedFrom: String? = nil) where Value: Codable & Sendable {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
-        let construction = ObjectConstruction.current
+        let construction = ObjectConstruction.unretainedCurrent
         self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
                   conversion: construction == nil ? CodableConversion<Value>.self : nil, transformerName: transformer)
     }
 
     @inlinable
-    init(key: String, options: AttributeOptions, initialValue: Value, construction: ObjectConstruction?,
+    init(key: String, options: AttributeOptions, initialValue: Value, construction: Unmanaged<ObjectConstruction>?,
          conversion: (any AttributeConversion.Type)?, transformerName: TransformerName?) {
         self.key = key
         self.options = options
@@ -57,13 +57,16 @@ public struct Attribute<Value> {
         self.conversion = conversion
         self.transformerName = transformerName
         guard let construction else { self.slot = -1; return }
-        let slot = construction.nextAttributeSlot(key)
+        let slot = construction._withUnsafeGuaranteedRef { $0.nextAttributeSlot(key) }
         self.slot = slot
-        guard construction.collectsDefaults, slot >= 0 else { return }
-        if transformerName == nil, let stored = Self.fastEncode(initialValue) {
-            construction.defaults.append((slot, stored))
-        } else {
-            construction.collectDefault(initialValue, slot: slot)
+        guard slot >= 0 else { return }
+        construction._withUnsafeGuaranteedRef { construction in
+            guard construction.collectsDefaults else { return }
+            if transformerName == nil, let stored = Self.fastEncode(initialValue) {
+                construction.defaults.append((slot, stored))
+            } else {
+                construction.collectDefault(initialValue, slot: slot)
+            }
         }
     }
 

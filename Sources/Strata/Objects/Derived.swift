@@ -36,7 +36,7 @@ public struct Derived<Value> {
     /// hold ``AttributeOptions/indexed`` (a derived attribute cannot be unique or searchable).
     @inlinable
     public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], from expression: String) where Value: AttributeConvertible {
-        let construction = ObjectConstruction.current
+        let construction = ObjectConstruction.unretainedCurrent
         self.attribute = Attribute(key: key, options: options, initialValue: wrappedValue, construction: construction,
                                    conversion: construction == nil ? ScalarConversion<Value>.self : nil, transformerName: nil)
         self.expression = expression

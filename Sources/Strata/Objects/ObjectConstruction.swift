@@ -36,10 +36,13 @@ final class ObjectConstruction {
         return key
     }()
 
-    /// The construction in progress on this thread, if any (none while a model is built).
-    @usableFromInline static var current: ObjectConstruction? {
+    /// The construction in progress on this thread, if any (none while a model is built),
+    /// unretained: the wrappers' initialisers use it through `_withUnsafeGuaranteedRef`, so a
+    /// property's set-up costs no retain and release of the record (five pairs for an object
+    /// with five properties). `make` keeps the record alive for the whole initialiser.
+    @usableFromInline static var unretainedCurrent: Unmanaged<ObjectConstruction>? {
         guard let raw = pthread_getspecific(key) else { return nil }
-        return Unmanaged<ObjectConstruction>.fromOpaque(raw).takeUnretainedValue()
+        return Unmanaged<ObjectConstruction>.fromOpaque(raw)
     }
 
     /// Runs `body` with no construction installed on this thread (a key-path probe made or
@@ -68,7 +71,7 @@ final class ObjectConstruction {
     /// (`collectsDefaults`), its ``defaults`` are the new object's initial values. The caller
     /// holds no record while this runs, so a construction nested in an initialiser gets a
     /// fresh one.
-    static func make(_ entity: EntityDescription, _ creation: ObjectCreation, collectsDefaults: Bool = false,
+    static func make(_ entity: EntityDescription, _ creation: consuming ObjectCreation, collectsDefaults: Bool = false,
                      reusing spare: ObjectConstruction?) -> (ManagedObject, ObjectConstruction) {
         let construction: ObjectConstruction
         if let reused = spare {
@@ -83,9 +86,10 @@ final class ObjectConstruction {
         }
         let previous = pthread_getspecific(key)
         pthread_setspecific(key, Unmanaged.passUnretained(construction).toOpaque())
-        let object = withExtendedLifetime(construction) { entity.managedClass.init(creation) }
+        // The creation is handed over, not copied (a copy retains its four references).
+        let object = entity.managedClass.init(consume creation)
         pthread_setspecific(key, previous)
-        return (object, construction)
+        return (object, construction)   // `construction` outlives the initialiser: returned
     }
 
     /// The slot of the next `@Attribute` wrapper (declaration order), checked against its key.

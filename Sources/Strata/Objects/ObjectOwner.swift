@@ -1,6 +1,9 @@
 /// What a managed object needs from the context that owns it. Objects defines it; Context
 /// implements it, so that Objects never depends on Context.
 protocol ObjectOwner: AnyObject {
+    /// Whether ``checkAccess(_:)`` can trap: when false, an object's accesses skip it (it is
+    /// read once, when the object gets its owner).
+    var checksObjectAccess: Bool { get }
     /// Traps (in concurrency debug mode) when called off the storageOwner's queue.
     func checkAccess(_ object: ManagedObject)
     /// Reads the object's row (and its batch's) into storage. On failure the object keeps
@@ -27,5 +30,6 @@ protocol ObjectOwner: AnyObject {
 }
 
 extension ObjectOwner {
+    var checksObjectAccess: Bool { false }
     func valueOfMissingAttribute(_ object: ManagedObject, at index: Int) -> PropertyValue { .null }
 }

@@ -33,21 +33,21 @@ public struct Relationship<Value> {
     @inlinable
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, optional: Bool = true, renamedFrom: String? = nil) where Value == T? {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
-        self.init(key, inverse, deleteRule, optional, ObjectConstruction.current == nil ? ToOneConversion<T>.self : nil)
+        self.init(key, inverse, deleteRule, optional, ObjectConstruction.unretainedCurrent == nil ? ToOneConversion<T>.self : nil)
     }
 
     /// A to-many relationship (`var notes: Set<Note>`).
     @inlinable
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, renamedFrom: String? = nil) where Value == Set<T> {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
-        self.init(key, inverse, deleteRule, true, ObjectConstruction.current == nil ? SetConversion<T>.self : nil)
+        self.init(key, inverse, deleteRule, true, ObjectConstruction.unretainedCurrent == nil ? SetConversion<T>.self : nil)
     }
 
     /// An ordered to-many relationship (`var items: [Item]`).
     @inlinable
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, renamedFrom: String? = nil) where Value == [T] {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
-        self.init(key, inverse, deleteRule, true, ObjectConstruction.current == nil ? ArrayConversion<T>.self : nil)
+        self.init(key, inverse, deleteRule, true, ObjectConstruction.unretainedCurrent == nil ? ArrayConversion<T>.self : nil)
     }
 
     @usableFromInline
@@ -57,7 +57,7 @@ public struct Relationship<Value> {
         self.deleteRule = deleteRule
         self.isOptional = isOptional
         self.conversion = conversion
-        self.slot = ObjectConstruction.current?.nextRelationshipSlot(key) ?? -1
+        self.slot = ObjectConstruction.unretainedCurrent?._withUnsafeGuaranteedRef { $0.nextRelationshipSlot(key) } ?? -1
     }
 
     @available(*, unavailable, message: "@Relationship works only on ManagedObject subclasses")

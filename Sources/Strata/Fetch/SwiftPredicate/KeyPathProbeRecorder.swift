@@ -32,7 +32,7 @@ final class KeyPathProbeRecorder: ObjectOwner {
         let object = ObjectConstruction.outside { type.init(ObjectCreation(
             entity: entity, objectID: ObjectID(entity: entity, key: Int64(probes.count), isTemporary: true),
             attributeValues: [], relationValues: Array(repeating: .unloaded, count: entity.relationships.count), isFault: false)) }
-        object.storageOwner = self
+        object.setOwner(self)
         probes.append(object)
         return object
     }
