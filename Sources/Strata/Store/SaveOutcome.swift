@@ -85,6 +85,10 @@ struct SaveOutcome: Sendable {
             changes.updated.reserveCapacity(batch.updated.count)
             changes.versions.reserveCapacity(batch.updated.count)
         }
+        if batch.inserted.count >= 16 {   // one allocation each, not one per doubling (and its rehash)
+            changes.inserted.reserveCapacity(batch.inserted.count)
+            if !assignedKeys.isEmpty { changes.permanentIDs.reserveCapacity(batch.inserted.count) }
+        }
         let anyVersions = !versions.isEmpty
         for (change, key) in zip(batch.inserted, insertedKeys) {
             var permanent = change.id
