@@ -43,7 +43,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// Relationship names by slot.
     let relationshipNames: [String]
     /// Attribute types by slot (the hot paths read these without copying whole descriptions).
-    let attributeTypes: [AttributeType]
+    @usableFromInline let attributeTypes: [AttributeType]
+
+    /// Whether the attribute at `slot` is stored by a transformer (an `@Attribute`'s setter
+    /// then encodes through it, whatever the Swift type).
+    @inlinable func attributeIsTransformable(at slot: Int) -> Bool { attributeTypes[slot] == .transformable }
     /// Whether each attribute (by slot) may be nil.
     let attributeIsOptional: [Bool]
     /// The slots of the to-one relationships that may not be nil.

@@ -22,13 +22,14 @@ public import Foundation
 /// ```
 @propertyWrapper
 public struct Attribute<Value> {
-    @usableFromInline let key: String
-    @usableFromInline let options: AttributeOptions
-    @usableFromInline let initialValue: Value
-    @usableFromInline let transformerName: TransformerName?
-    /// Set only on the prototype the model is built from; objects read their entity's table.
-    @usableFromInline let conversion: (any AttributeConversion.Type)?
+    // An object's wrapper holds only its slot and its initial value: every object of a class
+    // would hold the same key, options and conversion (56 bytes a wrapper), which its entity's
+    // tables have by slot. A wrapper made outside an object's construction (the prototype a
+    // model is built from, a key-path probe) keeps them in `declaration`.
     @usableFromInline var slot: Int
+    @usableFromInline let initialValue: Value
+    /// The key, options, transformer and conversion, for a wrapper of no constructed object.
+    @usableFromInline let declaration: AttributeDeclaration?
 
     /// A plain attribute; `renamedFrom` is its key in an older model, if it was renamed.
     @inlinable
@@ -51,12 +52,13 @@ public struct Attribute<Value> {
     @inlinable
     init(key: String, options: AttributeOptions, initialValue: Value, construction: Unmanaged<ObjectConstruction>?,
          conversion: (any AttributeConversion.Type)?, transformerName: TransformerName?) {
-        self.key = key
-        self.options = options
         self.initialValue = initialValue
-        self.conversion = conversion
-        self.transformerName = transformerName
-        guard let construction else { self.slot = -1; return }
+        guard let construction else {
+            self.slot = -1
+            self.declaration = AttributeDeclaration(key: key, options: options, transformerName: transformerName, conversion: conversion)
+            return
+        }
+        self.declaration = nil
         let slot = construction._withUnsafeGuaranteedRef { $0.nextAttributeSlot(key) }
         self.slot = slot
         guard slot >= 0 else { return }
@@ -88,7 +90,7 @@ public struct Attribute<Value> {
             guard slot >= 0 else { return object[keyPath: storageKeyPath].initialValue }
             let stored = object.attributeValue(at: slot)
             if let value = fastDecode(stored) { return value }
-            guard let conversion = object.entity.attributeConversions[slot] ?? object[keyPath: storageKeyPath].conversion else {
+            guard let conversion = object.entity.attributeConversions[slot] ?? object[keyPath: storageKeyPath].declaration?.conversion else {
                 return object[keyPath: storageKeyPath].initialValue
             }
             return conversion.decode(stored, as: Value.self) ?? object[keyPath: storageKeyPath].initialValue
@@ -97,11 +99,11 @@ public struct Attribute<Value> {
             var slot = object[keyPath: storageKeyPath].slot
             if slot < 0 { slot = resolveSlot(object, storageKeyPath) }
             guard slot >= 0 else { return }
-            if object[keyPath: storageKeyPath].transformerName == nil, let stored = fastEncode(newValue) {
+            if !object.entity.attributeIsTransformable(at: slot), let stored = fastEncode(newValue) {
                 object.setAttributeValue(stored, at: slot)
                 return
             }
-            object.setEncodedAttribute(newValue, at: slot, fallback: object[keyPath: storageKeyPath].conversion)
+            object.setEncodedAttribute(newValue, at: slot, fallback: object[keyPath: storageKeyPath].declaration?.conversion)
         }
     }
 
@@ -152,7 +154,8 @@ public struct Attribute<Value> {
 
     @usableFromInline
     static func resolveSlot<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Attribute<Value>>) -> Int {
-        let slot = object.attributeSlot(forKey: object[keyPath: storage].key)
+        guard let key = object[keyPath: storage].declaration?.key else { return -1 }   // constructed: its slot is final
+        let slot = object.attributeSlot(forKey: key)
         if slot >= 0 { object[keyPath: storage].slot = slot }
         return slot
     }
@@ -191,17 +194,39 @@ protocol AttributeWrapperDescribing {
 }
 
 extension Attribute: AttributeWrapperDescribing {
-    var conversionType: (any AttributeConversion.Type)? { conversion }
+    var conversionType: (any AttributeConversion.Type)? { declaration?.conversion }
 
     func attributeDescription() -> AttributeDescription {
-        let conversion = self.conversion ?? ScalarConversion<String>.self  // programmer error if nil: prototypes always carry one
+        // A prototype always has its declaration (it is made outside any construction).
+        let declaration = self.declaration ?? AttributeDeclaration(key: "", options: [], transformerName: nil, conversion: nil)
+        let conversion = declaration.conversion ?? ScalarConversion<String>.self  // programmer error if nil: prototypes always carry one
+        let transformerName = declaration.transformerName, options = declaration.options
         let transformer = transformerName.flatMap { conversion.makeTransformer($0) }
         var description = AttributeDescription(
-            key, type: conversion.attributeType, isOptional: conversion.isOptional,
+            declaration.key, type: conversion.attributeType, isOptional: conversion.isOptional,
             defaultValue: (try? conversion.encode(initialValue, transformer: transformer)) ?? .null,
             isIndexed: options.contains(.indexed), isUnique: options.contains(.unique), transformerName: transformerName,
             isSearchable: options.contains(.searchable))
         description.transformer = transformer
         return description
+    }
+}
+
+/// What an `@Attribute` declares besides its initial value, kept by a wrapper that belongs to
+/// no constructed object (a model's prototype, a key-path probe). Constructed objects read the
+/// same from their entity by slot.
+@usableFromInline
+final class AttributeDeclaration: Sendable {
+    @usableFromInline let key: String
+    @usableFromInline let options: AttributeOptions
+    @usableFromInline let transformerName: TransformerName?
+    @usableFromInline let conversion: (any AttributeConversion.Type)?
+
+    @usableFromInline
+    init(key: String, options: AttributeOptions, transformerName: TransformerName?, conversion: (any AttributeConversion.Type)?) {
+        self.key = key
+        self.options = options
+        self.transformerName = transformerName
+        self.conversion = conversion
     }
 }

@@ -55,22 +55,22 @@ public struct Derived<Value> {
     ) -> Value {
         get {
             var slot = object[keyPath: storageKeyPath].attribute.slot
-            if slot < 0 {
-                slot = object.attributeSlot(forKey: object[keyPath: storageKeyPath].attribute.key)
+            if slot < 0, let key = object[keyPath: storageKeyPath].attribute.declaration?.key {   // a probe: found by key
+                slot = object.attributeSlot(forKey: key)
                 if slot >= 0 { object[keyPath: storageKeyPath].attribute.slot = slot }
             }
             let initial = object[keyPath: storageKeyPath].attribute.initialValue
             guard slot >= 0 else { return initial }
             let stored = object.attributeValue(at: slot)
             if let value = Attribute<Value>.fastDecode(stored) { return value }
-            guard let conversion = object.entity.attributeConversions[slot] ?? object[keyPath: storageKeyPath].attribute.conversion else { return initial }
+            guard let conversion = object.entity.attributeConversions[slot] ?? object[keyPath: storageKeyPath].attribute.declaration?.conversion else { return initial }
             return conversion.decode(stored, as: Value.self) ?? initial
         }
     }
 }
 
 extension Derived: AttributeWrapperDescribing {
-    var conversionType: (any AttributeConversion.Type)? { attribute.conversion }
+    var conversionType: (any AttributeConversion.Type)? { attribute.declaration?.conversion }
 
     func attributeDescription() -> AttributeDescription {
         var description = attribute.attributeDescription()

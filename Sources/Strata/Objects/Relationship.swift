@@ -21,13 +21,12 @@ import OrderedCollections
 /// ```
 @propertyWrapper
 public struct Relationship<Value> {
-    @usableFromInline let key: String
-    @usableFromInline let inverse: String
-    @usableFromInline let deleteRule: DeleteRule
-    @usableFromInline let isOptional: Bool
-    /// Set only on the prototype the model is built from; objects read their entity's table.
-    @usableFromInline let conversion: (any RelationshipConversion.Type)?
+    // An object's wrapper holds only its slot (as `@Attribute`'s does): the rest is the same
+    // for every object of a class and is in its entity's tables.
     @usableFromInline var slot: Int
+    /// The key, inverse, delete rule and conversion, for a wrapper of no constructed object
+    /// (a model's prototype, a key-path probe).
+    @usableFromInline let declaration: RelationshipDeclaration?
 
     /// A to-one relationship (`var folder: Folder?`). A non-optional one must be set before save.
     @inlinable
@@ -52,12 +51,13 @@ public struct Relationship<Value> {
 
     @usableFromInline
     init(_ key: String, _ inverse: String, _ deleteRule: DeleteRule, _ isOptional: Bool, _ conversion: (any RelationshipConversion.Type)?) {
-        self.key = key
-        self.inverse = inverse
-        self.deleteRule = deleteRule
-        self.isOptional = isOptional
-        self.conversion = conversion
-        self.slot = ObjectConstruction.unretainedCurrent?._withUnsafeGuaranteedRef { $0.nextRelationshipSlot(key) } ?? -1
+        if let construction = ObjectConstruction.unretainedCurrent {
+            self.slot = construction._withUnsafeGuaranteedRef { $0.nextRelationshipSlot(key) }
+            self.declaration = nil
+        } else {
+            self.slot = -1
+            self.declaration = RelationshipDeclaration(key: key, inverse: inverse, deleteRule: deleteRule, isOptional: isOptional, conversion: conversion)
+        }
     }
 
     @available(*, unavailable, message: "@Relationship works only on ManagedObject subclasses")
@@ -91,14 +91,15 @@ public struct Relationship<Value> {
     @usableFromInline
     static func conversion<Object: ManagedObject>(_ object: Object, _ slot: Int, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> any RelationshipConversion.Type {
         if slot >= 0, let conversion = object.entity.relationshipConversions[slot] { return conversion }
-        return object[keyPath: storage].conversion ?? UnresolvedRelationship.self
+        return object[keyPath: storage].declaration?.conversion ?? UnresolvedRelationship.self
     }
 
     @inlinable
     static func slot<Object: ManagedObject>(_ object: Object, _ storage: ReferenceWritableKeyPath<Object, Relationship<Value>>) -> Int {
         let cached = object[keyPath: storage].slot
         if cached >= 0 { return cached }
-        let slot = object.relationshipSlot(forKey: object[keyPath: storage].key)
+        guard let key = object[keyPath: storage].declaration?.key else { return -1 }   // constructed: its slot is final
+        let slot = object.relationshipSlot(forKey: key)
         if slot >= 0 { object[keyPath: storage].slot = slot }
         return slot
     }
@@ -170,13 +171,35 @@ protocol RelationshipWrapperDescribing {
 }
 
 extension Relationship: RelationshipWrapperDescribing {
-    var conversionType: (any RelationshipConversion.Type)? { conversion }
+    var conversionType: (any RelationshipConversion.Type)? { declaration?.conversion }
 
     func relationshipDescription() -> RelationshipDescription {
-        let conversion = self.conversion ?? UnresolvedRelationship.self
-        return RelationshipDescription(key, destination: conversion.destination.entityName, inverse: inverse,
+        // A prototype always has its declaration (it is made outside any construction).
+        let declaration = self.declaration ?? RelationshipDeclaration(key: "", inverse: "", deleteRule: .nullify, isOptional: true, conversion: nil)
+        let conversion = declaration.conversion ?? UnresolvedRelationship.self
+        return RelationshipDescription(declaration.key, destination: conversion.destination.entityName, inverse: declaration.inverse,
                                 isToMany: conversion.isToMany, isOrdered: conversion.isOrdered,
-                                deleteRule: deleteRule, isOptional: isOptional)
+                                deleteRule: declaration.deleteRule, isOptional: declaration.isOptional)
+    }
+}
+
+/// What a `@Relationship` declares, kept by a wrapper that belongs to no constructed object
+/// (a model's prototype, a key-path probe).
+@usableFromInline
+final class RelationshipDeclaration: Sendable {
+    @usableFromInline let key: String
+    @usableFromInline let inverse: String
+    @usableFromInline let deleteRule: DeleteRule
+    @usableFromInline let isOptional: Bool
+    @usableFromInline let conversion: (any RelationshipConversion.Type)?
+
+    @usableFromInline
+    init(key: String, inverse: String, deleteRule: DeleteRule, isOptional: Bool, conversion: (any RelationshipConversion.Type)?) {
+        self.key = key
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+        self.isOptional = isOptional
+        self.conversion = conversion
     }
 }
 
