@@ -93,3 +93,46 @@ final class Sketch: ManagedObject {
         #expect(count == 1)
     }
 }
+
+/// A transformable attribute whose Swift type is a plain one: its setter must still encode
+/// through the transformer (the wrapper asks the entity, not a per-object copy of its
+/// declaration, whether the attribute is transformable).
+final class CodedLabel: ManagedObject {
+    @Attribute("code", transformer: .json) var code = ""
+    @Attribute("count") var count: Int64 = 0
+}
+
+@Suite struct TransformablePlainTypeTests {
+    @Test func aTransformableStringIsStoredThroughItsTransformer() async throws {
+        let model = try ObjectModel(CodedLabel.self)
+        let coordinator = try await StoreCoordinator(model: model, store: .inMemory)
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await context.perform {
+            let label = context.insert(CodedLabel.self)
+            label.code = "abc"
+            label.count = 3
+            guard case .transformed(let stored) = label.primitiveValue(forKey: "code") else {
+                Issue.record("stored as \(label.primitiveValue(forKey: "code")), not transformed")
+                return
+            }
+            #expect(String(decoding: stored.data, as: UTF8.self) == "\"abc\"")
+            #expect(label.primitiveValue(forKey: "count") == .integer(3))
+            try context.save()
+        }
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        try await reader.perform {
+            let label = try reader.fetch(FetchRequest<CodedLabel>())[0]
+            #expect(label.code == "abc")
+            #expect(label.count == 3)
+        }
+    }
+
+    /// A constructed object's wrappers hold their slot (and an attribute its initial value),
+    /// not their declaration: each object would otherwise carry the same key, options and
+    /// conversion again (about 240 bytes for the Sandbox's `Book`).
+    @Test func wrappersOfObjectsHoldNoDeclaration() {
+        #expect(MemoryLayout<Attribute<Int64>>.size <= 24)
+        #expect(MemoryLayout<Attribute<String>>.size <= 32)
+        #expect(MemoryLayout<Relationship<CodedLabel?>>.size <= 16)
+    }
+}
