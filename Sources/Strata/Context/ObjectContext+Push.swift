@@ -52,7 +52,7 @@ extension ObjectContext {
             let entity = change.id.entity
             let creation = ObjectCreation(entity: entity, objectID: change.id, attributeValues: entity.defaultAttributeValues,
                                           relationValues: entity.newRelationValues, isFault: false)
-            let made = ObjectConstruction.make(entity, creation, collectsDefaults: false).0
+            let made = ObjectConstruction.make(entity, creation, reusing: nil).0
             made.setOwner(self)
             made.lifecycle.isInserted = true
             made.lifecycle.recordsUndo = undo != nil

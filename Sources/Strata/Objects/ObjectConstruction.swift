@@ -55,19 +55,9 @@ final class ObjectConstruction {
         return try body()
     }
 
-    /// Constructs an object of `entity`'s class with a construction installed.
-    static func make(_ entity: EntityDescription, _ creation: ObjectCreation, collectsDefaults: Bool) -> (ManagedObject, ObjectConstruction) {
-        let construction = ObjectConstruction(entity: entity, collectsDefaults: collectsDefaults)
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(construction).toOpaque())
-        let object = withExtendedLifetime(construction) { entity.managedClass.init(creation) }
-        pthread_setspecific(key, previous)
-        return (object, construction)
-    }
-
-    /// Constructs an object, reusing `spare` — a record this function returned before, kept
-    /// by the caller on its queue — instead of allocating one (and its defaults array) per
-    /// object. Returns the record to keep for the next call; for an insert
+    /// Constructs an object of `entity`'s class with a construction installed, reusing
+    /// `spare` (when not nil) — a record this function returned before, kept by the caller on
+    /// its queue — instead of allocating one (and its defaults array) per object. Returns the record to keep for the next call; for an insert
     /// (`collectsDefaults`), its ``defaults`` are the new object's initial values. The caller
     /// holds no record while this runs, so a construction nested in an initialiser gets a
     /// fresh one.
