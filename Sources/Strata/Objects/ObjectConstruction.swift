@@ -57,10 +57,10 @@ final class ObjectConstruction {
 
     /// Constructs an object of `entity`'s class with a construction installed, reusing
     /// `spare` (when not nil) — a record this function returned before, kept by the caller on
-    /// its queue — instead of allocating one (and its defaults array) per object. Returns the record to keep for the next call; for an insert
-    /// (`collectsDefaults`), its ``defaults`` are the new object's initial values. The caller
-    /// holds no record while this runs, so a construction nested in an initialiser gets a
-    /// fresh one.
+    /// its queue — instead of allocating one (and its defaults array) per object. Returns the
+    /// record to keep for the next call; for an insert (`collectsDefaults`), its ``defaults``
+    /// are the new object's initial values. The caller holds no record while this runs, so a
+    /// construction nested in an initialiser gets a fresh one.
     static func make(_ entity: EntityDescription, _ creation: consuming ObjectCreation, collectsDefaults: Bool = false,
                      reusing spare: ObjectConstruction?) -> (ManagedObject, ObjectConstruction) {
         let construction: ObjectConstruction

@@ -32,26 +32,29 @@ public struct Relationship<Value> {
     @inlinable
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, optional: Bool = true, renamedFrom: String? = nil) where Value == T? {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
-        self.init(key, inverse, deleteRule, optional, ObjectConstruction.unretainedCurrent == nil ? ToOneConversion<T>.self : nil)
+        self.init(key, inverse, deleteRule, optional, ToOneConversion<T>.self, construction: ObjectConstruction.unretainedCurrent)
     }
 
     /// A to-many relationship (`var notes: Set<Note>`).
     @inlinable
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, renamedFrom: String? = nil) where Value == Set<T> {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
-        self.init(key, inverse, deleteRule, true, ObjectConstruction.unretainedCurrent == nil ? SetConversion<T>.self : nil)
+        self.init(key, inverse, deleteRule, true, SetConversion<T>.self, construction: ObjectConstruction.unretainedCurrent)
     }
 
     /// An ordered to-many relationship (`var items: [Item]`).
     @inlinable
     public init<T: ManagedObject>(_ key: String, inverse: String, deleteRule: DeleteRule = .nullify, renamedFrom: String? = nil) where Value == [T] {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
-        self.init(key, inverse, deleteRule, true, ObjectConstruction.unretainedCurrent == nil ? ArrayConversion<T>.self : nil)
+        self.init(key, inverse, deleteRule, true, ArrayConversion<T>.self, construction: ObjectConstruction.unretainedCurrent)
     }
 
+    /// `construction` is the thread's, read once by the caller: with one, the wrapper takes
+    /// its slot; without (a prototype, a probe), it keeps its declaration.
     @usableFromInline
-    init(_ key: String, _ inverse: String, _ deleteRule: DeleteRule, _ isOptional: Bool, _ conversion: (any RelationshipConversion.Type)?) {
-        if let construction = ObjectConstruction.unretainedCurrent {
+    init(_ key: String, _ inverse: String, _ deleteRule: DeleteRule, _ isOptional: Bool, _ conversion: any RelationshipConversion.Type,
+         construction: Unmanaged<ObjectConstruction>?) {
+        if let construction {
             self.slot = construction._withUnsafeGuaranteedRef { $0.nextRelationshipSlot(key) }
             self.declaration = nil
         } else {

@@ -79,13 +79,18 @@ struct SaveOutcome: Sendable {
     /// What the save changed, as other contexts and observers receive it. `updatedValues`, when
     /// given, holds each update's ``ObjectChange/changedValues`` in the batch's order (made
     /// while the store wrote: ``ChangedValuesInParallel``).
+    /// From this many inserts on, a save sizes its tables of them (keys assigned, the change
+    /// set's inserted and permanent IDs) once: one allocation each, not one per doubling and
+    /// its rehash. Below it a reserve costs more than the growth it saves.
+    static let insertsSizedAtOnce = 16
+
     func changeSet(for batch: ChangeBatch, updatedValues: [[String: PropertyValue]]? = nil) -> ChangeSet {
         var changes = ChangeSet()
         if !batch.updated.isEmpty {   // (on an empty dictionary even a reserve of 0 allocates)
             changes.updated.reserveCapacity(batch.updated.count)
             changes.versions.reserveCapacity(batch.updated.count)
         }
-        if batch.inserted.count >= 16 {   // one allocation each, not one per doubling (and its rehash)
+        if batch.inserted.count >= Self.insertsSizedAtOnce {
             changes.inserted.reserveCapacity(batch.inserted.count)
             if !assignedKeys.isEmpty { changes.permanentIDs.reserveCapacity(batch.inserted.count) }
         }

@@ -105,7 +105,7 @@ struct SaveTransaction {
     /// Gives every inserted object its primary key: one past the highest ever used.
     private func assignKeys(_ db: Database, _ outcome: inout SaveOutcome) throws {
         outcome.insertedKeys = Array(repeating: nil, count: batch.inserted.count)
-        if batch.inserted.count >= 16 { outcome.assignedKeys.reserveCapacity(batch.inserted.count) }   // as changeSet(for:) does
+        if batch.inserted.count >= SaveOutcome.insertsSizedAtOnce { outcome.assignedKeys.reserveCapacity(batch.inserted.count) }
         var byEntity: [Int: [Int]] = [:]   // entity → positions in batch.inserted
         for (position, change) in batch.inserted.enumerated() where change.id.isTemporary {
             byEntity[change.id.entity.index, default: []].append(position)
