@@ -46,21 +46,33 @@ extension ObjectContext {
             objects = ids.map(resolve)
             groupFaults(objects, pageSize: request.fetchBatchSize > 0 ? request.fetchBatchSize : StoreCoordinator.keyChunk)
         } else {
-            let rows = try coordinator.readRows(plan, pendingChanges: window)
+            var rows = try coordinator.readRows(plan, pendingChanges: window)
             catchUpPermanentIDs()
             objects = []
             objects.reserveCapacity(rows.count)
-            awakened.reserveCapacity(rows.count)
             registry.reserve(additional: rows.count)   // one growth, not one per doubling
-            for i in rows.indices {   // rows borrowed in place, not copied out one by one
+            var old: [Int] = []   // the objects that were registered and filled already
+            for i in rows.indices {   // rows in place: a new object takes its row's arrays
                 if !rows[i].errors.isEmpty, let error = rows[i].errors.values.first { throw error }
-                let (object, isNew) = materializeReportingNew(rows[i], entity: entity)
-                if isNew {
-                    awakened.append(object)
-                } else if request.shouldRefreshRefetchedObjects, !object.lifecycle.isInserted, !object.lifecycle.isDeleted {
-                    take(rows[i], keepingChangesOf: object)   // the row is at hand: no second read
+                let (object, isNew) = materializeReportingNew(&rows[i], entity: entity)
+                if !isNew {
+                    old.append(i)
+                    if request.shouldRefreshRefetchedObjects, !object.lifecycle.isInserted, !object.lifecycle.isDeleted {
+                        take(rows[i], keepingChangesOf: object)   // the row is at hand: no second read
+                    }
                 }
                 objects.append(object)
+            }
+            // Every object read just now is awakened; when that is all of them (a first fetch),
+            // the list shares the results' storage instead of holding each object once more.
+            if old.isEmpty {
+                awakened = objects
+            } else {
+                var skipped = old[...]   // in ascending order
+                awakened.reserveCapacity(objects.count - old.count)
+                for i in objects.indices {
+                    if skipped.first == i { skipped.removeFirst() } else { awakened.append(objects[i]) }
+                }
             }
             refreshed = true
         }
@@ -76,6 +88,12 @@ extension ObjectContext {
     /// class, not through the runtime's generic dynamic cast.
     static func cast<T: ManagedObject>(_ objects: [ManagedObject], to type: T.Type) -> [T] {
         let exact = ObjectIdentifier(T.self)
+        if objects.allSatisfy({ ObjectIdentifier(Swift.type(of: $0)) == exact }) {
+            // Every element is a `T`: the array is one of `T`s as it is (an array of class
+            // references has one layout whatever its static element class; the standard library
+            // reuses the storage so for such casts where Objective-C bridging exists).
+            return unsafeBitCast(objects, to: [T].self)
+        }
         var result: [T] = []
         result.reserveCapacity(objects.count)
         for object in objects {

@@ -218,9 +218,18 @@ extension ObjectContext {
 
     /// The to-ones of a row just read into `object` (a fault fired, a fetch, a refresh):
     /// `previous` holds the to-one targets the object had loaded before (empty for a fault).
-    func adoptRowRelations(_ object: ManagedObject, previous: [Int: ObjectID?] = [:]) {
+    func adoptRowRelations(_ object: ManagedObject, previous: [Int: ObjectID?]) {
         for (index, value) in object.relationValues.enumerated() {
             if let target = value.loadedToOneTarget { adoptToOne(object, at: index, target: target, previous: previous[index] ?? nil) }
+        }
+    }
+
+    /// The same for an object that had no to-one loaded before (new, or a fault): the hot
+    /// path of a fetch, with no table of previous targets to build and ask.
+    func adoptRowRelations(_ object: ManagedObject) {
+        let values = object.relationValues   // as read: adopting one may change another's state
+        for index in values.indices {
+            if let target = values[index].loadedToOneTarget { adoptToOne(object, at: index, target: target, previous: nil) }
         }
     }
 

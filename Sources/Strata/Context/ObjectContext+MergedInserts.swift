@@ -81,7 +81,7 @@ extension ObjectContext {
     /// ```
     package func deletedObject(for id: ObjectID) -> ManagedObject {
         checkQueue()
-        let object = constructFetched(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [],
+        let object = constructFetched(id.entity, ObjectCreation(objectID: id, attributeValues: [],
                                                                 relationValues: [], isFault: true))
         object.lifecycle.isDeleted = true
         return object

@@ -50,7 +50,7 @@ extension ObjectContext {
         defer { undo?.isSuspended = wasSuspended }
         for change in batch.inserted where registry[change.id] == nil {
             let entity = change.id.entity
-            let creation = ObjectCreation(entity: entity, objectID: change.id, attributeValues: entity.defaultAttributeValues,
+            let creation = ObjectCreation(objectID: change.id, attributeValues: entity.defaultAttributeValues,
                                           relationValues: entity.newRelationValues, isFault: false)
             let made = ObjectConstruction.make(entity, creation, reusing: nil).0
             made.setOwner(self)

@@ -434,7 +434,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         checkQueue()
         let id = ObjectID.temporary(entity)
         let creation = ObjectCreation(
-            entity: entity, objectID: id, attributeValues: entity.defaultAttributeValues,
+            objectID: id, attributeValues: entity.defaultAttributeValues,
             relationValues: entity.newRelationValues, isFault: false)
         let spare = spareConstruction
         spareConstruction = nil   // taken: a construction nested in an initialiser makes its own
@@ -495,7 +495,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     func resolve(_ id: ObjectID) -> ManagedObject {
         if let object = held(id) { return object }
         let id = id.isTemporary ? registry.current(id) : id   // a saved insert's fault stands under its permanent ID
-        let object = constructFetched(id.entity, ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: true))
+        let object = constructFetched(id.entity, ObjectCreation(objectID: id, attributeValues: [], relationValues: [], isFault: true))
         object.setOwner(self)
         registry[id] = object
         return object
@@ -504,12 +504,15 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// The registered object for a row, filled from the row if it was a fault or is new.
     /// Objects with unsaved changes keep them.
     func materialize(_ row: RowSnapshot, entity: EntityDescription) -> ManagedObject {
-        materializeReportingNew(row, entity: entity).object
+        var row = row
+        return materializeReportingNew(&row, entity: entity).object
     }
 
     /// Like ``materialize(_:entity:)``, also saying whether the object was read just now
-    /// (new or a fault), so that `awakeFromFetch` is due. One registry lookup.
-    func materializeReportingNew(_ row: RowSnapshot, entity: EntityDescription) -> (object: ManagedObject, isNew: Bool) {
+    /// (new or a fault), so that `awakeFromFetch` is due. One registry lookup. A new object
+    /// takes the row's value arrays (the row keeps empty ones): moved, not shared, so no
+    /// reference is counted for them and the object's first change copies nothing.
+    func materializeReportingNew(_ row: inout RowSnapshot, entity: EntityDescription) -> (object: ManagedObject, isNew: Bool) {
         let id = row.id
         if let object = registry[id] {
             guard object.lifecycle.isFault else { return (object, false) }
@@ -518,7 +521,10 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         }
         // The row's ID names its own entity: a subentity's when the fetch was of a superentity.
         let entity = id.entity.hierarchy.storesKind ? id.entity : entity
-        let object = constructFetched(entity, ObjectCreation(entity: entity, objectID: id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false))
+        var attributes: [PropertyValue] = [], relations: [RelationValue] = []
+        swap(&attributes, &row.attributes)
+        swap(&relations, &row.relationValues)
+        let object = constructFetched(entity, ObjectCreation(objectID: id, attributeValues: attributes, relationValues: relations, isFault: false))
         object.setOwner(self)
         object.rowVersion = row.version
         object.valueErrors = row.errors

@@ -47,7 +47,7 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
             }
             let entity = change.id.entity
             let object = child.constructFetched(entity, ObjectCreation(
-                entity: entity, objectID: change.id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false))
+                objectID: change.id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false))
             object.rowVersion = row.version
             object.valueErrors = row.errors
             objects.append(object)

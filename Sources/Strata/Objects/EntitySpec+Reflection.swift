@@ -4,7 +4,7 @@ extension EntitySpec {
         let placeholder = EntityDescription("_Prototype")
         let (prototype, formerNames) = PropertyRenames.collect {
             type.init(ObjectCreation(  // no construction is installed: wrappers keep their conversions
-                entity: placeholder, objectID: ObjectID(entity: placeholder, key: 0, isTemporary: true),
+                objectID: ObjectID(entity: placeholder, key: 0, isTemporary: true),
                 attributeValues: [], relationValues: [], isFault: false))
         }
         var attributes: [AttributeDescription] = []

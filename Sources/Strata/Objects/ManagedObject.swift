@@ -19,8 +19,9 @@ import OrderedCollections
 /// note["title"]        // "Hello"
 /// ```
 open class ManagedObject: Hashable, CustomStringConvertible {
-    /// The entity this object belongs to.
-    public let entity: EntityDescription
+    /// The entity this object belongs to (its ID's: one reference to the entity per object,
+    /// not two to count).
+    @inlinable public final var entity: EntityDescription { objectID.entity }
     // The identity, the owner and the storage below are marked `@exclusivity(unchecked)`: they
     // are touched only on the owning context's queue (the debug-mode queue trap and
     // ThreadSanitizer check that), and no user code runs inside an access, so the runtime's
@@ -28,7 +29,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // insert) buys no safety here.
 
     /// The object's identity; temporary until the first save.
-    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) final var objectID: ObjectID
 
     /// The owning context (weak: a context owns its objects, not the other way round). Set
     /// through ``setOwner(_:)``, which also records whether the owner checks queue access.
@@ -64,7 +65,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `deinit` to setting up and tearing down stored properties; do queue-bound work in
     /// `awakeFromFetch()` or `awakeFromInsert()`, which run on the owner's queue.
     public required init(_ creation: ObjectCreation) {
-        self.entity = creation.entity
         self.objectID = creation.objectID
         self.attributeValues = creation.attributeValues
         self.relationValues = creation.relationValues
@@ -282,7 +282,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
 /// The token passed to ``ManagedObject/init(_:)``; only Strata can make one.
 public struct ObjectCreation {
-    let entity: EntityDescription
+    /// The new object's ID; its entity is the object's.
     let objectID: ObjectID
     let attributeValues: [PropertyValue]
     let relationValues: [RelationValue]

@@ -63,6 +63,7 @@ final class ObjectConstruction {
     /// construction nested in an initialiser gets a fresh one.
     static func make(_ entity: EntityDescription, _ creation: consuming ObjectCreation, collectsDefaults: Bool = false,
                      reusing spare: ObjectConstruction?) -> (ManagedObject, ObjectConstruction) {
+        assert(entity === creation.objectID.entity, "an object is made of its ID's entity")
         let construction: ObjectConstruction
         if let reused = spare {
             reused.entity = entity

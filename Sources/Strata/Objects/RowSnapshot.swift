@@ -4,13 +4,13 @@
 /// Its relationship states are kept in the form an object holds them, so that an object
 /// made from a row shares the snapshot's array instead of converting it (one allocation and
 /// one pass less per object read).
-struct RowSnapshot: @unchecked Sendable {  // safe: `relationValues` holds only `.unloaded` and `.toOneID` (IDs, which are Sendable); `init` checks it in debug builds
+struct RowSnapshot: @unchecked Sendable {  // safe: `relationValues` holds only `.unloaded` and `.toOneID` (IDs, which are Sendable): `init` checks it in debug builds, and it is only ever replaced by an empty array
     var id: ObjectID
     var version: Int64
     var attributes: [PropertyValue]
     /// Per relationship: `.toOneID` for a to-one the snapshot knows, `.unloaded` for the rest
     /// (to-manys, and to-ones stored on the other side).
-    let relationValues: [RelationValue]
+    var relationValues: [RelationValue]
     /// Attributes whose stored bytes did not decode.
     var errors: [Int: StrataError]
 

@@ -30,7 +30,7 @@ final class KeyPathProbeRecorder: ObjectOwner {
         let entity = try KeyPathProbe.probeEntity(type)
         // No construction may be installed: the wrappers must find their slots in the probe entity.
         let object = ObjectConstruction.outside { type.init(ObjectCreation(
-            entity: entity, objectID: ObjectID(entity: entity, key: Int64(probes.count), isTemporary: true),
+            objectID: ObjectID(entity: entity, key: Int64(probes.count), isTemporary: true),
             attributeValues: [], relationValues: Array(repeating: .unloaded, count: entity.relationships.count), isFault: false)) }
         object.setOwner(self)
         probes.append(object)
@@ -61,7 +61,7 @@ final class KeyPathProbeRecorder: ObjectOwner {
 
     func resolve(_ id: ObjectID) -> ManagedObject {
         // Probes hold no object IDs in their relationships; a plain object stands in.
-        ManagedObject(ObjectCreation(entity: id.entity, objectID: id, attributeValues: [], relationValues: [], isFault: false))
+        ManagedObject(ObjectCreation(objectID: id, attributeValues: [], relationValues: [], isFault: false))
     }
 
     func checkAccess(_ object: ManagedObject) {}
