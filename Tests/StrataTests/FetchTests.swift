@@ -211,6 +211,38 @@ import Testing
         #expect(direct.counts == Array(repeating: 1, count: 6))
     }
 
+    /// A full-row fetch over objects the context already holds loaded, holds as faults, and
+    /// does not hold: only the ones read now are awakened, the held ones are returned as the
+    /// same instances, and each new object owns its values (a change to one is its own).
+    @Test func aFetchOverHeldObjectsAwakensOnlyWhatItReadNow() async throws {
+        let (dir, coordinator) = try await seeded(6)
+        _ = dir
+        let context = ObjectContext(.privateQueue, coordinator: coordinator)
+        let result = try await context.perform { () -> (titles: [String], counts: [Int], same: Bool, faultWasFilled: Bool) in
+            let byTitle = [SortKey("title")]
+            var middle = FetchRequest<Note>(sortKeys: byTitle)
+            middle.fetchOffset = 2
+            middle.fetchLimit = 2
+            let held = try context.fetch(middle)                                  // n2, n3 loaded and awoken
+            let lastID = try context.fetchObjectIDs(FetchRequest<Note>(sortKeys: byTitle))[5]
+            let fault = context.object(with: lastID)                              // n5 registered as a fault
+            let wasFault = fault.isFault
+            let all = try context.fetch(FetchRequest<Note>(sortKeys: byTitle))
+            let same = all[2] === held[0] && all[3] === held[1] && all[5] === fault
+            all[0].title = "changed"
+            return (all.map(\.title), all.map(\.awakeFromFetchCount), same, wasFault && !fault.isFault)
+        }
+        #expect(result.titles == ["changed", "n1", "n2", "n3", "n4", "n5"])
+        #expect(result.counts == Array(repeating: 1, count: 6))   // the held two are not awoken again
+        #expect(result.same)
+        #expect(result.faultWasFilled)
+        // The store and another context still read the saved title: the row's values moved
+        // into the object, nothing else shares them.
+        let other = ObjectContext(.privateQueue, coordinator: coordinator)
+        let stored = try await other.perform { try other.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")])).map(\.title) }
+        #expect(stored == ["n0", "n1", "n2", "n3", "n4", "n5"])
+    }
+
     @Test func batchInsertWritesRowsWithoutObjects() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try await makeStore(dir)

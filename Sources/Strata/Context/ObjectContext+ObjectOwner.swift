@@ -31,11 +31,11 @@ extension ObjectContext: ObjectOwner {
     /// Fills `faults` (of `entity`) from their rows below; a fault without one is marked missing.
     private func read(_ faults: [ManagedObject], of entity: EntityDescription) {
         do {
-            let rows = try source.rows(of: entity, ids: faults.map(\.objectID), staleness: stalenessInterval)
+            var rows = try source.rows(of: entity, ids: faults.map(\.objectID), staleness: stalenessInterval)
             if rows.count == faults.count, rows.indices.allSatisfy({ rows[$0].id == faults[$0].objectID }) {
                 // The rows came back in the faults' order (a page of keys read by `_id`, the
                 // common case): fill by position, no dictionary of rows by ID.
-                for i in faults.indices { fill(faults[i], with: rows[i]) }
+                for i in faults.indices { fill(faults[i], taking: &rows[i]) }
             } else {
                 var byID: [ObjectID: RowSnapshot] = [:]
                 byID.reserveCapacity(rows.count)

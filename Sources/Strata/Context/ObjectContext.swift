@@ -516,7 +516,7 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         let id = row.id
         if let object = registry[id] {
             guard object.lifecycle.isFault else { return (object, false) }
-            fill(object, with: row)
+            fill(object, taking: &row)
             return (object, true)
         }
         // The row's ID names its own entity: a subentity's when the fetch was of a superentity.
@@ -535,8 +535,16 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
 
     /// Fills a fault from its row.
     func fill(_ object: ManagedObject, with row: RowSnapshot) {
-        object.attributeValues = row.attributes
-        object.relationValues = row.relationValues
+        var row = row
+        fill(object, taking: &row)
+    }
+
+    /// Fills a fault from its row, moving the row's value arrays into the object (the row
+    /// gets the fault's empty ones): no reference counted for them, and no copy at the
+    /// object's first change.
+    func fill(_ object: ManagedObject, taking row: inout RowSnapshot) {
+        swap(&object.attributeValues, &row.attributes)
+        swap(&object.relationValues, &row.relationValues)
         object.rowVersion = row.version
         object.valueErrors = row.errors
         object.lifecycle.isFault = false

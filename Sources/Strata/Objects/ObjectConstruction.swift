@@ -66,9 +66,10 @@ final class ObjectConstruction {
         assert(entity === creation.objectID.entity, "an object is made of its ID's entity")
         let construction: ObjectConstruction
         if let reused = spare {
-            reused.entity = entity
+            // Objects of one entity in a row (a fetch, an import) set nothing they share.
+            if reused.entity !== entity { reused.entity = entity }
             reused.collectsDefaults = collectsDefaults
-            reused.defaults.removeAll(keepingCapacity: true)
+            if !reused.defaults.isEmpty { reused.defaults.removeAll(keepingCapacity: true) }
             reused.attributeCursor = 0
             reused.relationshipCursor = 0
             construction = reused

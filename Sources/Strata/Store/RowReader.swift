@@ -111,9 +111,10 @@ struct RowReader {
         let key = sqlite3_column_int64(handle, 0)
         let version = sqlite3_column_int64(handle, 1)
         var attributes: [PropertyValue] = []
-        attributes.reserveCapacity(entity.attributes.count)
+        attributes.reserveCapacity(types.count)
         var errors: [Int: StrataError] = [:]
-        for (i, type) in types.enumerated() {
+        for i in types.indices {   // by index: an enumerator would hold (and count) a reference to the array
+            let type = types[i]
             var value = RawStatement.value(handle, attributeColumns[i], type: type)
             if type == .transformable, case .data(let bytes) = value {
                 value = decode(bytes, attribute: entity.attributes[i], slot: i, key: key, errors: &errors)
@@ -127,8 +128,8 @@ struct RowReader {
         }
         var relations: [RelationValue] = []
         relations.reserveCapacity(foreignKeyDestinations.count)
-        for (r, destination) in foreignKeyDestinations.enumerated() {
-            if let destination {
+        for r in foreignKeyDestinations.indices {
+            if let destination = foreignKeyDestinations[r] {
                 let column = foreignKeyColumns[r]
                 let target = RawStatement.integer(handle, column.key)
                 relations.append(.toOneID(target.map { ObjectID(entity: targetEntity(destination, handle, column.kind), key: $0) }))
