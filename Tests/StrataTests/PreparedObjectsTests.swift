@@ -74,8 +74,13 @@ final class PreparedDeck: ManagedObject {
     @Test func mainAdoptsTheObjectsMadeOnTheChildsQueue() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, main, child, ids, deckID) = try await makeStack(dir)
-        let deck = try await main.perform { try #require(try main.existingObject(with: deckID) as? PreparedDeck).objectID }
-        #expect(deck == deckID)
+        // Main holds the deck, loaded, and no card: every card the push brings is adopted.
+        let (deckIsFault, held) = try await main.perform { () throws -> (Bool, Int) in
+            let deck = try #require(try main.existingObject(with: deckID) as? PreparedDeck)
+            return (deck.isFault, main.registeredObjects.count)
+        }
+        #expect(!deckIsFault)
+        #expect(held == 1)
         try await child.perform {
             for card in try child.fetch(FetchRequest<PreparedCard>()) { card.title += " edited" }
         }
