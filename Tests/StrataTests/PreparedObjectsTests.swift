@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import Strata
 
@@ -6,6 +7,7 @@ import Testing
 final class PreparedCard: ManagedObject {
     @Attribute("title") var title = ""
     @Attribute("rating") var rating: Int64 = 0
+    @Attribute("notes", transformer: .json) var notes: [String] = []
     @Relationship("deck", inverse: "cards") var deck: PreparedDeck?
 
     /// Cards constructed, those of them constructed as faults (as a context does for an object
@@ -296,6 +298,44 @@ final class PreparedDeck: ManagedObject {
     }
 
     /// Objects of subentities are adopted as their own classes, with their own columns.
+    /// A card whose stored `notes` do not decode (another program wrote them) is adopted with
+    /// that error: main reads the initial value, its save writes the edit, and the stored bytes
+    /// stay as they are.
+    @Test func anAdoptedObjectKeepsTheErrorOfAValueThatDoesNotDecode() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, main, child, ids, _) = try await makeStack(dir)
+        let broken = ids[7]
+        let key = try #require(broken.primaryKey)
+        let title = try await coordinator.database.write { db in
+            try db.execute(sql: "UPDATE PreparedCard SET notes = X'DEADBEEF' WHERE _id = ?", arguments: [key])
+            return try String.fetchOne(db, sql: "SELECT title FROM PreparedCard WHERE _id = ?", arguments: [key])
+        }
+        try await child.perform {
+            var faulting = FetchRequest<PreparedCard>()
+            faulting.returnsObjectsAsFaults = true   // a full-row fetch would throw the error
+            for card in try child.fetch(faulting) { card.title += " edited" }
+            try child.save()
+        }
+        let (notes, code, faults) = try await main.perform { () throws -> ([String], StrataError.Code?, Int) in
+            let card = try #require(main.registeredObject(for: broken) as? PreparedCard)
+            let slot = try #require(card.entity.attributeNames.firstIndex(of: "notes"))
+            let faults = main.registeredObjects.filter(\.isFault).count
+            let result = (card.notes, card.valueErrors[slot]?.code, faults)
+            try main.save()
+            return result
+        }
+        #expect(faults == 0)   // adopted, not made as a fault and read
+        #expect(notes == [])
+        #expect(code == .undecodableValue)
+        let stored = try await coordinator.database.read { db in
+            (try Data.fetchOne(db, sql: "SELECT notes FROM PreparedCard WHERE _id = ?", arguments: [key]),
+             try String.fetchOne(db, sql: "SELECT title FROM PreparedCard WHERE _id = ?", arguments: [key]))
+        }
+        #expect(stored.0 == Data([0xDE, 0xAD, 0xBE, 0xEF]))
+        #expect(stored.1 == title.map { $0 + " edited" })
+        try coordinator.close()
+    }
+
     @Test func subentityObjectsAreAdoptedAsTheirOwnClasses() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, writer) = try await makeInheritanceStore(dir)
