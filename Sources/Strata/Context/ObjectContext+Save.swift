@@ -114,7 +114,10 @@ extension ObjectContext {
                     throw StrataError(.unencodableValue, "\(entity.name).\(names[i]) cannot be stored: \(problem).", entity: entity.name, key: names[i], objectID: object.objectID)
                 }
                 if checks {
-                    try runHook({ try object.validateValue(values[i], forKey: names[i]) }, object, key: names[i])
+                    // Called in place, not through `runHook`: no closure and no key copied per value.
+                    do { try object.validateValue(values[i], forKey: names[i]) } catch {
+                        throw Self.hookError(error, object, key: names[i])
+                    }
                 }
             }
         }
@@ -125,13 +128,18 @@ extension ObjectContext {
         try runHook(hook, object)
     }
 
-    private func runHook(_ hook: () throws -> Void, _ object: ManagedObject, key: String? = nil) throws(StrataError) {
-        do { try hook() } catch let error as StrataError {
-            throw error
-        } catch {
-            let what = key.map { "\(object.entity.name).\($0) of \(object.objectID)" } ?? "\(object.entity.name) \(object.objectID)"
-            throw StrataError(.validation, "\(what) failed validation: \(error)", entity: object.entity.name, key: key, objectID: object.objectID, underlying: error)
+    private func runHook(_ hook: () throws -> Void, _ object: ManagedObject) throws(StrataError) {
+        do { try hook() } catch {
+            throw Self.hookError(error, object, key: nil)
         }
+    }
+
+    /// What a validation hook's `error` is reported as: a ``StrataError`` as it is, any other
+    /// error as `.validation` naming the object (and the key, for a value's hook).
+    private static func hookError(_ error: any Error, _ object: ManagedObject, key: String?) -> StrataError {
+        if let error = error as? StrataError { return error }
+        let what = key.map { "\(object.entity.name).\($0) of \(object.objectID)" } ?? "\(object.entity.name) \(object.objectID)"
+        return StrataError(.validation, "\(what) failed validation: \(error)", entity: object.entity.name, key: key, objectID: object.objectID, underlying: error)
     }
 
     /// Brings the objects in line with what the store wrote (`batch` was built from the

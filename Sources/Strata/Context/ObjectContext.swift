@@ -122,6 +122,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// The construction record reused for inserted and fetched objects and faults (one
     /// allocation per context, not per object; see ``ObjectConstruction/make(_:_:collectsDefaults:reusing:)``).
     @exclusivity(unchecked) var spareConstruction: ObjectConstruction?
+    /// The class `insert(_:)` was last asked for and its entity: an import inserts one class
+    /// after another, and the model's table by class hashes the class each time.
+    @exclusivity(unchecked) var lastInsertedClass: (type: ObjectIdentifier, entity: EntityDescription)?
 
     /// Constructs a fetched object or a fault, reusing ``spareConstruction``.
     func constructFetched(_ entity: EntityDescription, _ creation: consuming ObjectCreation) -> ManagedObject {
@@ -405,10 +408,17 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// let folder = context.insert(Folder.self)
     /// ```
     public func insert<T: ManagedObject>(_ type: T.Type) -> T {
-        guard let entity = model.entity(for: type) else {
-            preconditionFailure("\(type) is not an entity of this context's model.")  // programmer error
+        let entity: EntityDescription
+        if let last = lastInsertedClass, last.type == ObjectIdentifier(type) {
+            entity = last.entity
+        } else {
+            guard let found = model.entity(for: type) else {
+                preconditionFailure("\(type) is not an entity of this context's model.")  // programmer error
+            }
+            precondition(!found.isAbstract, "\(found.name) is an abstract entity: insert one of its subentities (\(found.hierarchy.subentityIndexes.map { model.entities[$0].name }.joined(separator: ", "))) instead.")  // programmer error
+            lastInsertedClass = (ObjectIdentifier(type), found)
+            entity = found
         }
-        precondition(!entity.isAbstract, "\(entity.name) is an abstract entity: insert one of its subentities (\(entity.hierarchy.subentityIndexes.map { model.entities[$0].name }.joined(separator: ", "))) instead.")  // programmer error
         return insertObject(of: entity) as! T  // programmer error: the entity's class is T
     }
 
@@ -439,8 +449,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         let spare = spareConstruction
         spareConstruction = nil   // taken: a construction nested in an initialiser makes its own
         let (object, construction) = ObjectConstruction.make(entity, creation, collectsDefaults: true, reusing: spare)
-        for (slot, value) in construction.defaults { object.attributeValues[slot] = value }
-        construction.defaults.removeAll(keepingCapacity: true)   // kept for the next object, not its values
+        // Taken out one by one (moved, not copied), which leaves the record's storage for the
+        // next object; `removeAll(keepingCapacity:)` cost more than the writes.
+        while let (slot, value) = construction.defaults.popLast() { object.attributeValues[slot] = value }
         spareConstruction = construction
         object.setOwner(self)
         object.lifecycle.isInserted = true

@@ -21,7 +21,7 @@ import OrderedCollections
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The entity this object belongs to (its ID's: one reference to the entity per object,
     /// not two to count).
-    @inlinable public final var entity: EntityDescription { objectID.entity }
+    public final var entity: EntityDescription { objectID.entity }
     // The identity, the owner and the storage below are marked `@exclusivity(unchecked)`: they
     // are touched only on the owning context's queue (the debug-mode queue trap and
     // ThreadSanitizer check that), and no user code runs inside an access, so the runtime's
@@ -29,7 +29,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // insert) buys no safety here.
 
     /// The object's identity; temporary until the first save.
-    @exclusivity(unchecked) public internal(set) final var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
 
     /// The owning context (weak: a context owns its objects, not the other way round). Set
     /// through ``setOwner(_:)``, which also records whether the owner checks queue access.

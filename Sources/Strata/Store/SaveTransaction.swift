@@ -35,7 +35,8 @@ struct SaveTransaction {
     /// Prepared statements of this save, built once per entity (inserts) and per set of
     /// changed columns (updates) rather than per row.
     final class Statements {
-        var inserts: [Int: Statement] = [:]
+        /// By entity index (an array: a row's lookup is an index, not a hash of the index).
+        var inserts: [Statement?]
         var updates: [UpdateShape: Statement] = [:]
         /// The last update's shape and statement: consecutive rows of a save usually share
         /// one, and comparing is cheaper than hashing the column list per row.
@@ -46,6 +47,10 @@ struct SaveTransaction {
         /// objects write the same columns, and the same array makes the statement's shape
         /// compare as identical at once.
         private var lastColumns: (shape: ObjectChange.AttributeShape, columns: [Int])?
+
+        init(entityCount: Int) {
+            inserts = Array(repeating: nil, count: entityCount)
+        }
 
         /// ``SaveTransaction/changedColumns(of:)``, the last one's again for a change of the same shape.
         func changedColumns(of change: ObjectChange, in transaction: SaveTransaction) -> [Int] {
@@ -67,7 +72,7 @@ struct SaveTransaction {
         var outcome = SaveOutcome()
         try assignKeys(db, &outcome)
         var conflicts: [SaveConflict] = []
-        let statements = Statements()
+        let statements = Statements(entityCount: model.entities.count)
         // An insert that meets a stored unique value waits until the updates and deletes are
         // written: one of them may free the value (a row given another value, or deleted, in
         // this very save). Foreign keys are checked at commit, so the order is free.
@@ -106,11 +111,11 @@ struct SaveTransaction {
     private func assignKeys(_ db: Database, _ outcome: inout SaveOutcome) throws {
         outcome.insertedKeys = Array(repeating: nil, count: batch.inserted.count)
         if batch.inserted.count >= SaveOutcome.insertsSizedAtOnce { outcome.assignedKeys.reserveCapacity(batch.inserted.count) }
-        var byEntity: [Int: [Int]] = [:]   // entity → positions in batch.inserted
+        var byEntity = [[Int]](repeating: [], count: model.entities.count)   // entity index → positions in batch.inserted
         for (position, change) in batch.inserted.enumerated() where change.id.isTemporary {
-            byEntity[change.id.entity.index, default: []].append(position)
+            byEntity[change.id.entity.index].append(position)
         }
-        for (entityIndex, positions) in byEntity {
+        for (entityIndex, positions) in byEntity.enumerated() where !positions.isEmpty {
             let first = try keys.reserve(positions.count, of: model.entities[entityIndex], sql: sql, db)
             for (offset, position) in positions.enumerated() { outcome.assign(first + Int64(offset), to: batch.inserted[position].id, at: position) }
             outcome.keyBlocks[entityIndex] = SavedInserts.KeyBlock(first: first, positions: positions)
