@@ -89,9 +89,9 @@ extension ObjectContext {
     static func cast<T: ManagedObject>(_ objects: [ManagedObject], to type: T.Type) -> [T] {
         let exact = ObjectIdentifier(T.self)
         if objects.allSatisfy({ ObjectIdentifier(Swift.type(of: $0)) == exact }) {
-            // Every element is a `T`: the array is one of `T`s as it is (an array of class
-            // references has one layout whatever its static element class; the standard library
-            // reuses the storage so for such casts where Objective-C bridging exists).
+            // Every element is a `T`, so the array is one of `T`s as it is: an array of class
+            // references has one layout whatever its static element class (where Objective-C
+            // bridging exists, the standard library's own cast reuses the storage this way).
             return unsafeBitCast(objects, to: [T].self)
         }
         var result: [T] = []

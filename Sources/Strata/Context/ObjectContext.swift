@@ -551,11 +551,14 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     }
 
     /// Fills a fault from its row, moving the row's value arrays into the object (the row
-    /// gets the fault's empty ones): no reference counted for them, and no copy at the
-    /// object's first change.
+    /// keeps empty ones): no reference counted for them, and no copy at the object's first
+    /// change.
     func fill(_ object: ManagedObject, taking row: inout RowSnapshot) {
-        swap(&object.attributeValues, &row.attributes)
-        swap(&object.relationValues, &row.relationValues)
+        var attributes: [PropertyValue] = [], relations: [RelationValue] = []
+        swap(&attributes, &row.attributes)
+        swap(&relations, &row.relationValues)
+        object.attributeValues = attributes
+        object.relationValues = relations
         object.rowVersion = row.version
         object.valueErrors = row.errors
         object.lifecycle.isFault = false

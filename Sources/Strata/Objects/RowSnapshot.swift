@@ -2,7 +2,7 @@
 /// holds it (unsaved changes included). `Sendable`, so a parent can hand it to a child.
 ///
 /// Its relationship states are kept in the form an object holds them, so that an object
-/// made from a row shares the snapshot's array instead of converting it (one allocation and
+/// made from a row takes the snapshot's array instead of converting it (one allocation and
 /// one pass less per object read).
 struct RowSnapshot: @unchecked Sendable {  // safe: `relationValues` holds only `.unloaded` and `.toOneID` (IDs, which are Sendable): `init` checks it in debug builds, and it is only ever replaced by an empty array
     var id: ObjectID
