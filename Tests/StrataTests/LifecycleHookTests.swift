@@ -42,6 +42,9 @@ final class Label: ManagedObject {
     override func validateValue(_ value: PropertyValue, forKey key: String) throws {
         validated.append(key)
         if key == "text", case .string(let text) = value, text.isEmpty { throw Empty() }
+        if key == "color", case .string("none") = value {
+            throw StrataError(.validation, "Label.color may not be none.", entity: "Label", key: "color")
+        }
     }
 }
 
@@ -156,6 +159,21 @@ final class Label: ManagedObject {
             #expect(label.hasChanges && label.text == "")            // refused, nothing lost
             label.text = "fixed"
             try context.save()
+        }
+    }
+
+    /// A hook that throws a `StrataError` has it reported as it is, not wrapped in another.
+    @Test func aValueHooksStrataErrorIsReportedAsItIs() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try await store(dir)
+        try await context.perform {
+            let label = context.insert(Label.self)
+            label.color = "none"
+            let error = #expect(throws: StrataError.self) { try context.save() }
+            #expect(error?.message == "Label.color may not be none.")
+            #expect(error?.key == "color")
+            #expect(error?.underlying == nil)
+            #expect(label.isInserted)   // refused, nothing lost
         }
     }
 

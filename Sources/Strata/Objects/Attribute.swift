@@ -37,7 +37,7 @@ public struct Attribute<Value> {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
         let construction = ObjectConstruction.unretainedCurrent
         self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
-                  conversion: construction == nil ? ScalarConversion<Value>.self : nil, transformerName: nil)
+                  conversion: ScalarConversion<Value>.self, transformerName: nil)
     }
 
     /// A transformable attribute: any `Codable` value, stored as bytes by the named transformer.
@@ -46,12 +46,12 @@ public struct Attribute<Value> {
         if let renamedFrom { PropertyRenames.record(key, formerName: renamedFrom) }
         let construction = ObjectConstruction.unretainedCurrent
         self.init(key: key, options: options, initialValue: wrappedValue, construction: construction,
-                  conversion: construction == nil ? CodableConversion<Value>.self : nil, transformerName: transformer)
+                  conversion: CodableConversion<Value>.self, transformerName: transformer)
     }
 
     @inlinable
     init(key: String, options: AttributeOptions, initialValue: Value, construction: Unmanaged<ObjectConstruction>?,
-         conversion: (any AttributeConversion.Type)?, transformerName: TransformerName?) {
+         conversion: any AttributeConversion.Type, transformerName: TransformerName?) {
         self.initialValue = initialValue
         guard let construction else {
             self.slot = -1
@@ -198,8 +198,8 @@ extension Attribute: AttributeWrapperDescribing {
 
     func attributeDescription() -> AttributeDescription {
         // A prototype always has its declaration (it is made outside any construction).
-        let declaration = self.declaration ?? AttributeDeclaration(key: "", options: [], transformerName: nil, conversion: nil)
-        let conversion = declaration.conversion ?? ScalarConversion<String>.self  // programmer error if nil: prototypes always carry one
+        let declaration = self.declaration ?? AttributeDeclaration(key: "", options: [], transformerName: nil, conversion: ScalarConversion<String>.self)
+        let conversion = declaration.conversion
         let transformerName = declaration.transformerName, options = declaration.options
         let transformer = transformerName.flatMap { conversion.makeTransformer($0) }
         var description = AttributeDescription(
@@ -220,10 +220,10 @@ final class AttributeDeclaration: Sendable {
     @usableFromInline let key: String
     @usableFromInline let options: AttributeOptions
     @usableFromInline let transformerName: TransformerName?
-    @usableFromInline let conversion: (any AttributeConversion.Type)?
+    @usableFromInline let conversion: any AttributeConversion.Type
 
     @usableFromInline
-    init(key: String, options: AttributeOptions, transformerName: TransformerName?, conversion: (any AttributeConversion.Type)?) {
+    init(key: String, options: AttributeOptions, transformerName: TransformerName?, conversion: any AttributeConversion.Type) {
         self.key = key
         self.options = options
         self.transformerName = transformerName

@@ -38,7 +38,7 @@ public struct Derived<Value> {
     public init(wrappedValue: Value, _ key: String, _ options: AttributeOptions = [], from expression: String) where Value: AttributeConvertible {
         let construction = ObjectConstruction.unretainedCurrent
         self.attribute = Attribute(key: key, options: options, initialValue: wrappedValue, construction: construction,
-                                   conversion: construction == nil ? ScalarConversion<Value>.self : nil, transformerName: nil)
+                                   conversion: ScalarConversion<Value>.self, transformerName: nil)
         self.expression = expression
     }
 

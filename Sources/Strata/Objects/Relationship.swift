@@ -178,8 +178,8 @@ extension Relationship: RelationshipWrapperDescribing {
 
     func relationshipDescription() -> RelationshipDescription {
         // A prototype always has its declaration (it is made outside any construction).
-        let declaration = self.declaration ?? RelationshipDeclaration(key: "", inverse: "", deleteRule: .nullify, isOptional: true, conversion: nil)
-        let conversion = declaration.conversion ?? UnresolvedRelationship.self
+        let declaration = self.declaration ?? RelationshipDeclaration(key: "", inverse: "", deleteRule: .nullify, isOptional: true, conversion: UnresolvedRelationship.self)
+        let conversion = declaration.conversion
         return RelationshipDescription(declaration.key, destination: conversion.destination.entityName, inverse: declaration.inverse,
                                 isToMany: conversion.isToMany, isOrdered: conversion.isOrdered,
                                 deleteRule: declaration.deleteRule, isOptional: declaration.isOptional)
@@ -194,10 +194,10 @@ final class RelationshipDeclaration: Sendable {
     @usableFromInline let inverse: String
     @usableFromInline let deleteRule: DeleteRule
     @usableFromInline let isOptional: Bool
-    @usableFromInline let conversion: (any RelationshipConversion.Type)?
+    @usableFromInline let conversion: any RelationshipConversion.Type
 
     @usableFromInline
-    init(key: String, inverse: String, deleteRule: DeleteRule, isOptional: Bool, conversion: (any RelationshipConversion.Type)?) {
+    init(key: String, inverse: String, deleteRule: DeleteRule, isOptional: Bool, conversion: any RelationshipConversion.Type) {
         self.key = key
         self.inverse = inverse
         self.deleteRule = deleteRule
