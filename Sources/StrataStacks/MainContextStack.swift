@@ -1,8 +1,10 @@
 public import Strata
 
 /// The classic single-context stack: one main-queue context directly on the coordinator.
-/// Simple and always consistent, but every save writes SQLite on the main queue, and
-/// background and import contexts are children of main, so their saves pass through it.
+/// Simple and always consistent, but background and import contexts are children of main, so
+/// their saves pass through it. The stack's ``save()`` prepares main's changes on the main
+/// queue and writes them to SQLite on another thread (``ObjectContext/saveInBackground()``);
+/// `mainContext.save()` called directly writes on the main queue, as Core Data's does.
 ///
 /// For example:
 /// ```swift
@@ -25,10 +27,10 @@ public final class MainContextStack: CoreStack {
     public func newEditorContext(autoUpdating: Bool) -> ObjectContext { mainContext.makeEditor(autoUpdating: autoUpdating) }
     public func newTemporaryContext() -> ObjectContext { mainContext.makeTemporaryChild() }
 
-    /// Saves main to disk, on the main queue.
+    /// Saves main to disk: its changes are gathered on the main queue and written to SQLite
+    /// on another thread, so the main queue stays free during the write.
     public func save() async throws {
-        let main = mainContext
-        try await main.perform { try main.save() }
+        try await mainContext.saveInBackground()
     }
 
     public func mergeChangesSavedElsewhere(_ changes: ChangeSet) async {

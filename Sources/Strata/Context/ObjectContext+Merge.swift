@@ -34,6 +34,7 @@ extension ObjectContext {
     /// Merges `changes`; `fromParent` when they are the parent's (its save, or what it
     /// merged), rather than a save outside this context's ancestors.
     func mergeChanges(_ changes: ChangeSet, fromParent: Bool = false) {
+        settleSave()
         // A merge inside an observer of another ends that one's rows: it may pass over updates
         // of objects not held here, which those rows would then predate.
         mergingChanges = nil

@@ -5,10 +5,11 @@ extension ObjectContext: ObjectOwner {
     var checksObjectAccess: Bool { checksQueueAccess }
 
     func checkAccess(_ object: ManagedObject) {
-        checkQueue("\(object.entity.name) object \(object.objectID)")
+        trapIfOffQueue("\(object.entity.name) object \(object.objectID)")
     }
 
     func fireFault(_ object: ManagedObject) {
+        settleSave()   // the row may name objects the save in flight inserts
         let entity = object.entity
         let members = object.faultBatch?.members ?? [object.objectID]
         var faults: [ManagedObject] = []
@@ -86,6 +87,7 @@ extension ObjectContext: ObjectOwner {
     }
 
     func loadToMany(_ object: ManagedObject, relationship index: Int) -> [ManagedObject] {
+        settleSave()   // the store may list objects the save in flight inserts
         guard !object.lifecycle.isInserted else { return [] }
         do {
             let asked = object.objectID
@@ -105,6 +107,7 @@ extension ObjectContext: ObjectOwner {
     }
 
     func objectWillChange(_ object: ManagedObject) {
+        settleSave()   // the pending sets are the save in flight's until it is applied
         notePending(object.entity)
         if !object.lifecycle.isInserted && !object.lifecycle.isDeleted { pending.updated.append(object) }
     }

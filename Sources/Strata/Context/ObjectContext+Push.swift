@@ -44,6 +44,7 @@ extension ObjectContext {
     /// attribute-only update is reported here with its dictionary, and the keys the updates
     /// name are its summary, not made again here.
     func absorb(_ batch: ChangeBatch, from child: ObjectContext?, rows: PushRows?, reported: ChangeSet, prepared: PreparedObjects? = nil) {
+        settleSave()   // a child's changes land after the save in flight
         // A child's save is not an edit made here: the parent's undo history does not record it.
         let undo = undoHistory, wasSuspended = undo?.isSuspended ?? false
         undo?.isSuspended = true

@@ -15,34 +15,49 @@ extension ObjectContext {
     /// ```
     public func save() throws(StrataError) {
         checkQueue()
+        guard let batch = try prepareSave() else { return }
+        if let parent {
+            try push(batch, to: parent)
+        } else {
+            // A large save on main: its report's dictionaries are made on a second core while
+            // SQLite writes (a save that throws drops them).
+            let reported = ChangedValuesInParallel.start(for: batch.updated)
+            let outcome = try coordinator.save(batch, policy: mergePolicy, origin: saveOrigin) { [registry] in registry[$0] != nil }
+            let changes = outcome.changeSet(for: batch, updatedValues: reported?.finish())
+            didWrite(batch, outcome, changes)
+            let count = batch.changeCount   // (read before the batch is consumed)
+            LargeValueRelease.release((consume batch, consume changes), changes: count)
+        }
+    }
+
+    /// What a save does before it writes: `willSave()`, validation, and the change batch
+    /// (told to will-save observers). `nil` when there is nothing to save.
+    func prepareSave() throws(StrataError) -> ChangeBatch? {
         catchUpPermanentIDs()
         processPendingChangesIfTracked()
-        guard hasChanges else { return }
+        guard hasChanges else { return nil }
         announceWillSave()
         try validatePendingChanges()
         let batch = changeBatch()
         observers.publishWillSave(batch)
-        if let parent {
-            try push(batch, to: parent)
-        } else {
-            let origin = SaveOrigin(author: transactionAuthor, contextName: name)
-            // A large save on main: its report's dictionaries are made on a second core while
-            // SQLite writes (a save that throws drops them).
-            let reported = ChangedValuesInParallel.start(for: batch.updated)
-            let outcome = try coordinator.save(batch, policy: mergePolicy, origin: origin) { [registry] in registry[$0] != nil }
-            let changes = outcome.changeSet(for: batch, updatedValues: reported?.finish())
-            _ = noteCommits(of: changes)   // its own commit: older change sets merged later do not fill faults
-            mergingChanges = nil           // nor does a merge this save was made inside (it may have changed their rows)
-            mergingLookup = nil
-            // Before didSave clears the pending marks: a child that then reads the store
-            // directly (nothing pending above it) finds the new IDs in its inbox.
-            depositPermanentIDsBelow(changes.permanentIDs)
-            didSave(batch, outcome)
-            publish(changes)
-            coordinator.publishSave(changes, from: saveSubscriber)
-            let count = batch.changeCount   // (read before the batch is consumed)
-            LargeValueRelease.release((consume batch, consume changes), changes: count)
-        }
+        return batch
+    }
+
+    /// Who a root context's saves are recorded as in the store's history.
+    var saveOrigin: SaveOrigin { SaveOrigin(author: transactionAuthor, contextName: name) }
+
+    /// What a root context does once the store wrote `batch`: the objects take their new IDs
+    /// and versions, and the change set goes to observers, children and the other contexts.
+    func didWrite(_ batch: ChangeBatch, _ outcome: SaveOutcome, _ changes: ChangeSet) {
+        _ = noteCommits(of: changes)   // its own commit: older change sets merged later do not fill faults
+        mergingChanges = nil           // nor does a merge this save was made inside (it may have changed their rows)
+        mergingLookup = nil
+        // Before didSave clears the pending marks: a child that then reads the store
+        // directly (nothing pending above it) finds the new IDs in its inbox.
+        depositPermanentIDsBelow(changes.permanentIDs)
+        didSave(batch, outcome)
+        publish(changes)
+        coordinator.publishSave(changes, from: saveSubscriber)
     }
 
     /// Calls `willSave()` on every pending object, then on each object those calls made

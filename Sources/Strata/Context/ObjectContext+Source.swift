@@ -7,6 +7,7 @@ extension ObjectContext {
     func syncOnQueue<T>(_ body: () throws(StrataError) -> T) throws(StrataError) -> T {
         var result: Result<T, StrataError>?
         queue.sync {
+            settleSave()            // a child reads after the save in flight, as after `save()`
             catchUpPermanentIDs()   // answer under the IDs the asking child may already use
             result = Result { () throws(StrataError) -> T in try body() }
         }

@@ -59,6 +59,7 @@ extension ObjectContext {
     // MARK: Recording
 
     func willChangeForUndo(_ object: ManagedObject, property: Int) {
+        settleSave()   // before the step is recorded: applying a save clears the history
         guard let history = undoHistory, !history.isSuspended, object.storageOwner === self else { return }
         let step = history.step(for: object, presence: presence(of: object))
         let attributeCount = object.entity.attributes.count

@@ -125,6 +125,9 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     /// The class `insert(_:)` was last asked for and its entity: an import inserts one class
     /// after another, and the model's table by class hashes the class each time.
     @exclusivity(unchecked) var lastInsertedClass: (type: ObjectIdentifier, entity: EntityDescription)?
+    /// A save whose SQLite work runs off the queue (``saveInBackground()``), until the queue
+    /// applies its outcome.
+    @exclusivity(unchecked) var saveInFlight: SaveInFlight?
 
     /// Constructs a fetched object or a fault, reusing ``spareConstruction``.
     func constructFetched(_ entity: EntityDescription, _ creation: consuming ObjectCreation) -> ManagedObject {
@@ -356,8 +359,17 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
     public var busySeconds: Double { queue.busySeconds }
 
     /// Traps when called off the context's queue in debug mode.
+    ///
+    /// Every use of the context goes through here, so it also settles a save in flight first
+    /// (``saveInBackground()``): what follows runs after that save.
     @inline(__always)
     func checkQueue(_ what: @autoclosure () -> String = "the context") {
+        trapIfOffQueue(what())
+        if saveInFlight != nil { settleSave() }
+    }
+
+    /// Traps (when ``checksQueueAccess``) off the context's queue.
+    func trapIfOffQueue(_ what: @autoclosure () -> String = "the context") {
         if checksQueueAccess, !queue.isCurrent {
             preconditionFailure("Strata concurrency violation: \(what()) was used off the queue of \(name). Wrap the code in \(name).perform { } or performAndWait { }.")  // programmer error
         }

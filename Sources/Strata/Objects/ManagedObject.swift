@@ -260,6 +260,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Records that the object is about to change (captures committed values the first time).
     final func willChange() {
+        if lifecycle.isSaving { storageOwner?.settleSave() }   // the save's outcome first, then this change
         if !lifecycle.hasChanges {
             if !lifecycle.isInserted { committedAttributes = attributeValues }
             lifecycle.hasChanges = true
@@ -303,6 +304,9 @@ struct ObjectState {
     /// Its owner traps on access off its queue (``ObjectOwner/checksObjectAccess``): each
     /// access asks the owner first.
     var checksAccess = false
+    /// Part of a save whose SQLite work runs off the owner's queue
+    /// (``ObjectContext/saveInBackground()``): a change waits for that save and settles it first.
+    var isSaving = false
 }
 
 /// A group of objects fetched together: when one fires its fault, all of them are read.

@@ -27,9 +27,13 @@ protocol ObjectOwner: AnyObject {
     /// row could not be read, or a key-path probe): `.null` for a context; a key-path probe
     /// (`KeyPathProbe`) records the read and answers a recognisable value.
     func valueOfMissingAttribute(_ object: ManagedObject, at index: Int) -> PropertyValue
+    /// Waits for the owner's save whose SQLite work runs off its queue and applies its outcome
+    /// (called before an object of that save changes).
+    func settleSave()
 }
 
 extension ObjectOwner {
     var checksObjectAccess: Bool { false }
     func valueOfMissingAttribute(_ object: ManagedObject, at index: Int) -> PropertyValue { .null }
+    func settleSave() {}
 }

@@ -1,0 +1,116 @@
+import Foundation
+
+extension ObjectContext {
+    /// Saves like ``save()``, but a root context's SQLite work runs off its queue: the queue
+    /// stays free while the store writes. For a main-queue context that saves many changes,
+    /// the UI keeps drawing during the write.
+    ///
+    /// On the context's queue, before the write: `willSave()`, validation and the change batch,
+    /// as ``save()`` does (a validation error is thrown from there and nothing is written).
+    /// Then the store writes the batch on another thread. Back on the queue, the objects take
+    /// their permanent IDs and versions, `didSave()` runs and the change set goes out.
+    ///
+    /// While the write runs, the objects can be read as they are. Anything else done with the
+    /// context or a saved object first waits for the write and applies the save, on the queue,
+    /// so that it runs after the save as it would after ``save()``: changing an object,
+    /// inserting, deleting, fetching, firing a fault, merging, a child's save or read, undo.
+    /// Only that use waits; a queue that leaves the context alone never does. Until then the
+    /// objects are still unsaved (``hasChanges`` is true, and so is the saved objects').
+    ///
+    /// A child context has no store to write: its call is ``save()`` (the push into its
+    /// parent runs on both queues as usual).
+    ///
+    /// - Throws: what ``save()`` throws. A save that fails writes nothing and leaves every
+    ///   change in place, to be fixed and saved again.
+    ///
+    /// For example:
+    /// ```swift
+    /// try await mainContext.saveInBackground()
+    /// ```
+    public func saveInBackground() async throws(StrataError) {
+        let begun: Result<SaveInFlight?, StrataError>
+        do {
+            begun = try await perform { Result { () throws(StrataError) -> SaveInFlight? in try self.beginSaveInBackground() } }
+        } catch {
+            throw Self.unexpected(error)
+        }
+        guard let flight = try begun.get() else { return }
+        await flight.written()
+        let settled: Result<Void, StrataError>
+        do {
+            settled = try await perform { Result { () throws(StrataError) in try self.finish(flight) } }
+        } catch {
+            throw Self.unexpected(error)
+        }
+        try settled.get()
+    }
+
+    /// Waits for the save in flight, if any, and applies it (see ``saveInBackground()``).
+    func settleSave() {
+        if let flight = saveInFlight { settle(flight) }
+    }
+
+    /// The queue's first half of ``saveInBackground()``: prepares the batch, marks the saved
+    /// objects and starts the write. `nil` when nothing goes to the store.
+    private func beginSaveInBackground() throws(StrataError) -> SaveInFlight? {
+        checkQueue()   // (settles an earlier save in flight)
+        guard parent == nil else {
+            try save()
+            return nil
+        }
+        guard let batch = try prepareSave() else { return nil }
+        let flight = SaveInFlight(batch: batch)
+        markSaving(true)
+        saveInFlight = flight
+        let coordinator = coordinator, policy = mergePolicy, origin = saveOrigin
+        let held = heldRows(collidingWith: batch)
+        flight.start { () throws(StrataError) -> SaveOutcome in
+            try coordinator.save(batch, policy: policy, origin: origin) { held.contains($0) }
+        }
+        return flight
+    }
+
+    /// The queue's second half: applies the save unless something settled it already, and
+    /// throws its error.
+    private func finish(_ flight: SaveInFlight) throws(StrataError) {
+        settle(flight)
+        if case .failure(let error) = flight.result() { throw error }
+    }
+
+    /// Waits for `flight`'s answer and, the first time, applies it: the objects are no longer
+    /// part of a save in flight, and a written save ends as ``save()`` ends.
+    private func settle(_ flight: SaveInFlight) {
+        guard saveInFlight === flight else { return }
+        let answer = flight.result()
+        saveInFlight = nil
+        markSaving(false)
+        guard case .success(let written) = answer else { return }
+        didWrite(flight.batch, written.outcome, written.changes)
+    }
+
+    /// Marks every pending object as part of the save in flight (or no longer).
+    private func markSaving(_ saving: Bool) {
+        for object in pending.inserted { object.lifecycle.isSaving = saving }
+        for object in pending.updated { object.lifecycle.isSaving = saving }
+        for object in pending.deleted { object.lifecycle.isSaving = saving }
+    }
+
+    /// The registered IDs an insert of `batch` could collide with on a unique value (the save
+    /// asks whether the context holds such a row; the registry itself stays on the queue).
+    /// Empty unless an inserted entity has a unique attribute.
+    private func heldRows(collidingWith batch: ChangeBatch) -> Set<ObjectID> {
+        var entities: Set<Int> = []
+        var last: EntityDescription?
+        for change in batch.inserted where change.id.entity !== last {
+            last = change.id.entity
+            if change.id.entity.attributes.contains(where: \.isUnique) { entities.insert(change.id.entity.index) }
+        }
+        guard !entities.isEmpty else { return [] }
+        return Set(registry.objects.keys.filter { entities.contains($0.entity.index) })
+    }
+
+    /// `perform` rethrows only its block's errors, and these blocks throw none.
+    private static func unexpected(_ error: any Error) -> StrataError {
+        error as? StrataError ?? StrataError(.storeFailure, "The save did not run on the context's queue: \(error)", underlying: error)
+    }
+}
