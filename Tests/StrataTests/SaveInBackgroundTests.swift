@@ -106,6 +106,34 @@ import Testing
         #expect(try storedTitles(dir.file()) == ["second"])
     }
 
+    /// A first change to an object the save does not hold also waits: the pending sets are
+    /// the save's until it is applied, so the change is neither saved by it nor cleared.
+    @Test func aFirstChangeToAnotherObjectDuringTheWriteIsKept() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        defer { try? coordinator.close() }
+        let held = try await context.perform { () throws -> Held<Note> in
+            let other = context.insert(Note.self)
+            other.title = "other"
+            try context.save()
+            context.insert(Note.self).title = "new"
+            return Held(other)
+        }
+        let lock = try await WriteLock(dir.file())
+        let saving = Task { try await context.saveInBackground() }
+        try await untilInFlight(context)
+        lock.release(after: 0.05)
+        let during = try await context.perform { () -> (Int, Int, Bool) in
+            held.object.title = "other, edited"
+            return (context.insertedObjects.count, context.updatedObjects.count, context.updatedObjects.contains(held.object))
+        }
+        #expect(during == (0, 1, true))
+        try await saving.value
+        #expect(try storedTitles(dir.file()) == ["new", "other"])
+        try await context.perform { try context.save() }
+        #expect(try storedTitles(dir.file()) == ["new", "other, edited"])
+    }
+
     /// Undo records a change made during the write after the save is applied: the save ends
     /// the history, the change starts the new one.
     @Test func aChangeDuringTheWriteCanBeUndone() async throws {

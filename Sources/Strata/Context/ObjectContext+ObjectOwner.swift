@@ -107,7 +107,6 @@ extension ObjectContext: ObjectOwner {
     }
 
     func objectWillChange(_ object: ManagedObject) {
-        settleSave()   // the pending sets are the save in flight's until it is applied
         notePending(object.entity)
         if !object.lifecycle.isInserted && !object.lifecycle.isDeleted { pending.updated.append(object) }
     }

@@ -260,7 +260,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Records that the object is about to change (captures committed values the first time).
     final func willChange() {
-        if lifecycle.isSaving { storageOwner?.settleSave() }   // the save's outcome first, then this change
+        // A save in flight is applied before any change to its objects or a first change to another.
+        if lifecycle.isSaving || !lifecycle.hasChanges { storageOwner?.settleSave() }
         if !lifecycle.hasChanges {
             if !lifecycle.isInserted { committedAttributes = attributeValues }
             lifecycle.hasChanges = true
