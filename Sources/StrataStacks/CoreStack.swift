@@ -53,7 +53,8 @@ public protocol CoreStack: AnyObject, Sendable {
 /// for kind in StackKind.allCases { print(kind.rawValue) }
 /// ```
 public enum StackKind: String, CaseIterable, Sendable {
-    /// One main-queue context on the coordinator; SQLite writes happen on the main queue.
+    /// One main-queue context on the coordinator; the stack's `save()` writes SQLite off the
+    /// main queue (`saveInBackground()`), children's saves pass through main.
     case mainContext
     /// A private writer owns the coordinator; main is its child; saves reach disk off the main queue.
     case asyncSaving
