@@ -3,7 +3,7 @@ public import Strata
 /// The classic single-context stack: one main-queue context directly on the coordinator.
 /// Simple and always consistent, but background and import contexts are children of main, so
 /// their saves pass through it. The stack's ``save()`` prepares main's changes on the main
-/// queue and writes them to SQLite on another thread (``ObjectContext/saveInBackground()``);
+/// queue and writes them to SQLite on another thread (`ObjectContext.saveInBackground()`);
 /// `mainContext.save()` called directly writes on the main queue, as Core Data's does.
 ///
 /// For example:
