@@ -46,6 +46,19 @@ import Testing
         Issue.record("the save never started")
     }
 
+    /// Starts `context.saveInBackground()` while another connection holds the store's write
+    /// lock, waits until the save is in flight, lets the lock go 50 ms later, and runs `body`
+    /// meanwhile; returns what `body` returned once the save ended.
+    func duringTheWrite<T>(of context: ObjectContext, in dir: TemporaryDirectory, _ body: () async throws -> T) async throws -> T {
+        let lock = try await WriteLock(dir.file())
+        let saving = Task { try await context.saveInBackground() }
+        try await untilInFlight(context)
+        lock.release(after: 0.05)
+        let result = try await body()
+        try await saving.value
+        return result
+    }
+
     /// The titles of the notes stored in `url`, read by a connection of their own.
     func storedTitles(_ url: URL) throws -> [String] {
         let queue = try DatabaseQueue(path: url.path)
@@ -85,22 +98,19 @@ import Testing
             note.title = "first"
             return Held(note)
         }
-        let lock = try await WriteLock(dir.file())
-        let saving = Task { try await context.saveInBackground() }
-        try await untilInFlight(context)
-        lock.release(after: 0.05)
         // The change waits for the write and applies the save first: the object is then a
         // saved one with one new change.
-        let changed = try await context.perform { () -> (Bool, Bool, Bool, [String]) in
-            let note = held.object
-            note.title = "second"
-            return (note.objectID.isTemporary, note.isInserted, note.isUpdated, Array(note.changedValues().keys))
+        let changed = try await duringTheWrite(of: context, in: dir) {
+            try await context.perform { () -> (Bool, Bool, Bool, [String]) in
+                let note = held.object
+                note.title = "second"
+                return (note.objectID.isTemporary, note.isInserted, note.isUpdated, Array(note.changedValues().keys))
+            }
         }
         #expect(changed.0 == false)
         #expect(changed.1 == false)
         #expect(changed.2 == true)
         #expect(changed.3 == ["title"])
-        try await saving.value
         #expect(try storedTitles(dir.file()) == ["first"])
         try await context.perform { try context.save() }
         #expect(try storedTitles(dir.file()) == ["second"])
@@ -119,16 +129,13 @@ import Testing
             context.insert(Note.self).title = "new"
             return Held(other)
         }
-        let lock = try await WriteLock(dir.file())
-        let saving = Task { try await context.saveInBackground() }
-        try await untilInFlight(context)
-        lock.release(after: 0.05)
-        let during = try await context.perform { () -> (Int, Int, Bool) in
-            held.object.title = "other, edited"
-            return (context.insertedObjects.count, context.updatedObjects.count, context.updatedObjects.contains(held.object))
+        let during = try await duringTheWrite(of: context, in: dir) {
+            try await context.perform { () -> (Int, Int, Bool) in
+                held.object.title = "other, edited"
+                return (context.insertedObjects.count, context.updatedObjects.count, context.updatedObjects.contains(held.object))
+            }
         }
         #expect(during == (0, 1, true))
-        try await saving.value
         #expect(try storedTitles(dir.file()) == ["new", "other"])
         try await context.perform { try context.save() }
         #expect(try storedTitles(dir.file()) == ["new", "other, edited"])
@@ -146,18 +153,15 @@ import Testing
             note.title = "first"
             return Held(note)
         }
-        let lock = try await WriteLock(dir.file())
-        let saving = Task { try await context.saveInBackground() }
-        try await untilInFlight(context)
-        lock.release(after: 0.05)
-        let undone = try await context.perform { () -> (Bool, String, Bool) in
-            held.object.title = "second"
-            let could = context.undoManager?.canUndo ?? false
-            context.undo()
-            return (could, held.object.title, held.object.hasChanges)
+        let undone = try await duringTheWrite(of: context, in: dir) {
+            try await context.perform { () -> (Bool, String, Bool) in
+                held.object.title = "second"
+                let could = context.undoManager?.canUndo ?? false
+                context.undo()
+                return (could, held.object.title, held.object.hasChanges)
+            }
         }
         #expect(undone == (true, "first", false))
-        try await saving.value
     }
 
     @Test func aFetchDuringTheWriteFindsEachInsertOnce() async throws {
@@ -167,17 +171,14 @@ import Testing
         try await context.perform {
             for title in ["a", "b", "c"] { context.insert(Note.self).title = title }
         }
-        let lock = try await WriteLock(dir.file())
-        let saving = Task { try await context.saveInBackground() }
-        try await untilInFlight(context)
-        lock.release(after: 0.05)
-        let fetched = try await context.perform { () -> ([String], Bool) in
-            let notes = try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")]))
-            return (notes.map(\.title), notes.allSatisfy { !$0.objectID.isTemporary && !$0.hasChanges })
+        let fetched = try await duringTheWrite(of: context, in: dir) {
+            try await context.perform { () -> ([String], Bool) in
+                let notes = try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("title")]))
+                return (notes.map(\.title), notes.allSatisfy { !$0.objectID.isTemporary && !$0.hasChanges })
+            }
         }
         #expect(fetched.0 == ["a", "b", "c"])
         #expect(fetched.1)
-        try await saving.value
     }
 
     @Test func aChildsSaveDuringTheWriteLandsAfterIt() async throws {
@@ -189,20 +190,17 @@ import Testing
             folder.name = "inbox"
             return Held(folder)
         }
-        let lock = try await WriteLock(dir.file())
-        let saving = Task { try await context.saveInBackground() }
-        try await untilInFlight(context)
-        lock.release(after: 0.05)
         let child = ObjectContext(.privateQueue, parent: context)
-        let folderID = try await context.perform { held.object.objectID }
-        try await child.perform {
-            let inbox = try child.existingObject(with: folderID) as? Folder
-            let note = child.insert(Note.self)
-            note.title = "in the inbox"
-            note.folder = inbox
-            try child.save()
+        try await duringTheWrite(of: context, in: dir) {
+            let folderID = try await context.perform { held.object.objectID }   // still temporary
+            try await child.perform {
+                let inbox = try child.existingObject(with: folderID) as? Folder
+                let note = child.insert(Note.self)
+                note.title = "in the inbox"
+                note.folder = inbox
+                try child.save()
+            }
         }
-        try await saving.value
         let parentSide = try await context.perform { (held.object.objectID.isTemporary, held.object.notes.map(\.title), context.insertedObjects.count) }
         #expect(parentSide.0 == false)
         #expect(parentSide.1 == ["in the inbox"])
