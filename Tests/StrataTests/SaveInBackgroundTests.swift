@@ -209,6 +209,23 @@ import Testing
         #expect(try storedTitles(dir.file()) == ["in the inbox"])
     }
 
+    /// A second save started during the first's write applies the first, then writes its own;
+    /// each caller gets its own save's outcome.
+    @Test func aSecondSaveDuringTheWriteComesAfterTheFirst() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        defer { try? coordinator.close() }
+        try await context.perform { context.insert(Note.self).title = "a" }
+        let second = try await duringTheWrite(of: context, in: dir) {
+            try await context.perform { context.insert(Note.self).title = "b" }   // waits, applies the first save
+            let second = Task { try await context.saveInBackground() }
+            try await second.value
+            return try await context.perform { (context.hasChanges, context.saveInFlight == nil, context.registeredObjects.allSatisfy { !$0.objectID.isTemporary }) }
+        }
+        #expect(second == (false, true, true))
+        #expect(try storedTitles(dir.file()) == ["a", "b"])
+    }
+
     @Test func aFailedSaveKeepsEveryChangeAndCanBeSavedAgain() async throws {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try await makeStore(dir)
