@@ -14,6 +14,10 @@ final class PreparedCard: ManagedObject {
     /// it must read), and cards alive.
     static let counts = Locked((made: 0, faults: 0, alive: 0))
     var awakeFromFetchCount = 0
+    /// When set, `awakeFromFetch()` sets the rating to it (a hook that changes the object).
+    static let ratingSetAtAwake = Locked<Int64?>(nil)
+    /// The title `awakeFromFetch()` last saw.
+    var titleAtAwake: String?
 
     required init(_ creation: ObjectCreation) {
         Self.counts.withLock { $0.made += 1; $0.alive += 1; if creation.isFault { $0.faults += 1 } }
@@ -25,6 +29,8 @@ final class PreparedCard: ManagedObject {
     override func awakeFromFetch() {
         awakeFromFetchCount += 1
         faultsHeldAtAwake = (storageOwner as? ObjectContext)?.registry.all.filter(\.lifecycle.isFault).count ?? -1
+        titleAtAwake = title
+        if let rating = Self.ratingSetAtAwake.withLock({ $0 }) { self.rating = rating }
     }
 }
 
@@ -180,6 +186,36 @@ final class PreparedDeck: ManagedObject {
             #expect(cards.allSatisfy { !$0.title.hasSuffix(" edited") && !$0.hasChanges })
             #expect(!main.hasChanges)
         }
+        try coordinator.close()
+    }
+
+    /// An adopted object whose `awakeFromFetch()` changes it keeps that change and takes the
+    /// push's too: its hook saw the stored values, and the values the child made ahead from
+    /// the row (without the hook's change) are not taken whole.
+    @Test func anAdoptedObjectChangedWhileWakingKeepsItsChangeAndThePushs() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, main, child, ids, _) = try await makeStack(dir)
+        try await child.perform {
+            for card in try child.fetch(FetchRequest<PreparedCard>()) { card.title += " edited" }
+        }
+        // Only main's wakings set the rating: the child read its cards before.
+        PreparedCard.ratingSetAtAwake.withLock { $0 = 7 }
+        defer { PreparedCard.ratingSetAtAwake.withLock { $0 = nil } }
+        try await child.perform { try child.save() }
+        try await main.perform {
+            let cards = ids.compactMap { main.registeredObject(for: $0) as? PreparedCard }
+            #expect(cards.count == ids.count)
+            for card in cards {
+                #expect(card.titleAtAwake.map { !$0.hasSuffix(" edited") } == true)
+                #expect(card.title.hasSuffix(" edited"))
+                #expect(card.rating == 7)
+                #expect(card.changedValues().keys.sorted() == ["rating", "title"])
+            }
+            try main.save()
+        }
+        let reader = ObjectContext(.privateQueue, coordinator: coordinator)
+        let stored = try await reader.perform { try reader.fetch(FetchRequest<PreparedCard>()).map { ($0.title, $0.rating) } }
+        #expect(stored.count == ids.count && stored.allSatisfy { $0.0.hasSuffix(" edited") && $0.1 == 7 })
         try coordinator.close()
     }
 

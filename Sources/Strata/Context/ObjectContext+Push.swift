@@ -69,17 +69,19 @@ extension ObjectContext {
         // Objects read just now (adopted, or faults filled from the rows): woken together once
         // all are in place, as a firing fault's batch is (a hook may touch another).
         var awakened: [ManagedObject] = []
+        // Asked once: a row is taken only for an entity no ancestor may hold unsaved changes of.
+        let heldAbove = rowsAreCurrent ? source.ancestorsPendingBits() : .max
         if let prepared, rowsAreCurrent {
             awakened.reserveCapacity(prepared.count)
             registry.reserve(additional: prepared.count)
             for (i, change) in batch.updated.enumerated() {
-                targets.append(known(change.id) { adopt($0, from: prepared, at: i, into: &awakened) ?? resolve($0) })
+                targets.append(known(change.id) { adopt($0, from: prepared, at: i, unless: heldAbove, into: &awakened) ?? resolve($0) })
             }
         } else {
             for change in batch.updated { targets.append(known(change.id)) }
         }
         if let rows, rowsAreCurrent {
-            fill(targets[batch.inserted.count...], from: rows, into: &awakened)
+            fill(targets[batch.inserted.count...], from: rows, unless: heldAbove, into: &awakened)
             if parent != nil { pushedRows = rows }
         }
         for object in awakened where object.valueErrors[-1] == nil { object.awakeFromFetch() }
@@ -87,8 +89,11 @@ extension ObjectContext {
         // grow the storage by the push each time, not geometrically).
         if pending.updated.isEmpty && batch.updated.count >= PushRows.minimumUpdates { pending.updated.reserveCapacity(batch.updated.count) }
         groupFaults(targets[batch.inserted.count...], deleted: batch.deleted)
-        for (change, object) in zip(changed, targets) {
+        // An object still holding the row the child made its values from takes them whole.
+        let madeAhead = rowsAreCurrent ? prepared : nil
+        for (i, (change, object)) in zip(changed, targets).enumerated() {
             guard let object else { continue }
+            if i >= batch.inserted.count, let madeAhead, madeAhead.takeChangedValues(at: i - batch.inserted.count, for: object) { continue }
             for slot in change.values.indices where change.changesAttribute(at: slot) { object.setAttributeValue(change.values[slot], at: slot) }
         }
         for (change, object) in zip(changed, targets) {
@@ -138,11 +143,12 @@ extension ObjectContext {
     }
 
     /// Fills the updated objects held here as faults from current rows the child read for the
-    /// push (this context's own read would give the same rows).
-    private func fill(_ updated: ArraySlice<ManagedObject?>, from rows: PushRows, into filled: inout [ManagedObject]) {
+    /// push (this context's own read would give the same rows), but not those of the entities
+    /// in `heldAbove` (``RowSource/ancestorsPendingBits()``).
+    private func fill(_ updated: ArraySlice<ManagedObject?>, from rows: PushRows, unless heldAbove: UInt64, into filled: inout [ManagedObject]) {
         for object in updated {
-            guard let object, object.lifecycle.isFault, let row = rows.rows[object.objectID],
-                  !source.ancestorsMayHavePending(object.entity) else { continue }
+            guard let object, object.lifecycle.isFault, ObjectContext.pendingBit(object.entity) & heldAbove == 0,
+                  let row = rows.rows[object.objectID] else { continue }
             fill(object, with: row)
             filled.append(object)
         }
@@ -201,9 +207,9 @@ extension ObjectContext {
     /// from the row this context's own read would give, as a fetched object (registered, its
     /// to-ones joined to the loaded graph) and adds it to `adopted`. Nil when there is none,
     /// or when an ancestor with unsaved changes of the entity may hold a newer state of the row
-    /// than the store's (`fill` does not take the rows then either).
-    private func adopt(_ id: ObjectID, from prepared: PreparedObjects, at index: Int, into adopted: inout [ManagedObject]) -> ManagedObject? {
-        guard !source.ancestorsMayHavePending(id.entity), let object = prepared.take(at: index, id: id) else { return nil }
+    /// than the store's (its bit is in `heldAbove`; `fill` does not take the rows then either).
+    private func adopt(_ id: ObjectID, from prepared: PreparedObjects, at index: Int, unless heldAbove: UInt64, into adopted: inout [ManagedObject]) -> ManagedObject? {
+        guard ObjectContext.pendingBit(id.entity) & heldAbove == 0, let object = prepared.take(at: index, id: id) else { return nil }
         object.setOwner(self)
         object.lifecycle.recordsUndo = undoHistory != nil
         registry[object.objectID] = object

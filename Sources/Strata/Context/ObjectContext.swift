@@ -595,13 +595,15 @@ extension ObjectContext {
 
     /// Records that `entity` has unsaved changes here.
     func notePending(_ entity: EntityDescription) {
-        pendingEntities.bitwiseOr(Self.pendingBit(entity), ordering: .releasing)
+        // Only this queue sets bits: one already set needs no atomic write (once an object, on a push).
+        let bit = Self.pendingBit(entity)
+        if pendingEntities.load(ordering: .relaxed) & bit != bit { pendingEntities.bitwiseOr(bit, ordering: .releasing) }
     }
 
-    /// Whether this context may hold unsaved changes of the entities whose bits are in `bits`
-    /// (any of them while a child's push waits on its queue); any queue may ask.
-    func mayHavePending(_ bits: UInt64) -> Bool {
-        pushesInFlight.load(ordering: .acquiring) > 0 || pendingEntities.load(ordering: .acquiring) & bits != 0
+    /// The ``pendingBit(_:)`` bits of the entities this context may hold unsaved changes of
+    /// (all of them while a child's push waits on its queue); any queue may ask.
+    func pendingBits() -> UInt64 {
+        pushesInFlight.load(ordering: .acquiring) > 0 ? .max : pendingEntities.load(ordering: .acquiring)
     }
 
     /// Clears the record once nothing is pending (a save, a reset, a rollback, an undo back to

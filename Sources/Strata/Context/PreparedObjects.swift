@@ -12,6 +12,11 @@ import Foundation
 /// holds is not adopted; the prepared one is freed with the record, which the child drops on
 /// its queue once main has applied the push.
 ///
+/// Next to each object the record keeps its values as the push leaves them (the row's, with
+/// the update's changed attributes set), copied here too: main takes them in one move
+/// (``takeChangedValues(at:for:)``) instead of copying the row's values at its first change
+/// and comparing each one.
+///
 /// For example (inside the engine, in a child's save into a main-queue parent):
 /// ```swift
 /// let prepared = PreparedObjects.make(for: batch, rows: rows, in: self)
@@ -26,11 +31,23 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
     /// Per update of the batch, in its order: the object made from its row, or nil (no row
     /// read, already taken).
     @exclusivity(unchecked) private var objects: [ManagedObject?]
+    /// Per update, in the same order: the values the update leaves, or nil (no row, no
+    /// attribute the update changes, a value that did not decode, already taken).
+    @exclusivity(unchecked) private var changedValues: [ChangedValues?]
     /// How many objects were made.
     let count: Int
 
-    private init(objects: [ManagedObject?], count: Int) {
+    /// An update's values made ahead: `values` is the row's `row` with the `slots` that
+    /// differ set.
+    struct ChangedValues {
+        let row: [PropertyValue]
+        let values: [PropertyValue]
+        let slots: PropertyMask
+    }
+
+    private init(objects: [ManagedObject?], changedValues: [ChangedValues?], count: Int) {
         self.objects = objects
+        self.changedValues = changedValues
         self.count = count
     }
 
@@ -38,13 +55,17 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
     /// (its construction record is reused); nil when there is none.
     static func make(for batch: ChangeBatch, rows: PushRows, in child: ObjectContext) -> PreparedObjects? {
         var objects: [ManagedObject?] = []
+        var changedValues: [ChangedValues?] = []
         objects.reserveCapacity(batch.updated.count)
+        changedValues.reserveCapacity(batch.updated.count)
         var count = 0
         for change in batch.updated {
             guard let row = rows.rows[change.id] else {
                 objects.append(nil)
+                changedValues.append(nil)
                 continue
             }
+            changedValues.append(row.errors.isEmpty ? Self.changedValues(of: row.attributes, by: change) : nil)
             let entity = change.id.entity
             let object = child.constructFetched(entity, ObjectCreation(
                 objectID: change.id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false))
@@ -53,7 +74,29 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
             objects.append(object)
             count += 1
         }
-        return count == 0 ? nil : PreparedObjects(objects: objects, count: count)
+        return count == 0 ? nil : PreparedObjects(objects: objects, changedValues: changedValues, count: count)
+    }
+
+    /// `row` with the attributes `change` sets to other values; nil when it sets none.
+    private static func changedValues(of row: [PropertyValue], by change: ObjectChange) -> ChangedValues? {
+        var values: [PropertyValue]?
+        var slots = PropertyMask()
+        for slot in change.values.indices where slot < row.count && change.changesAttribute(at: slot) && row[slot] != change.values[slot] {
+            if values == nil { values = row }
+            values?[slot] = change.values[slot]
+            slots.insert(slot)
+        }
+        return values.map { ChangedValues(row: row, values: $0, slots: slots) }
+    }
+
+    /// Sets the values made ahead for the update at `index` on `object`, as its own changes
+    /// (``ManagedObject/setAttributeValue(_:at:)`` for each slot would leave the same), when
+    /// the object holds exactly the row they were made from and nothing changed it yet.
+    /// False otherwise: the caller sets the values one by one. Asked once per update.
+    func takeChangedValues(at index: Int, for object: ManagedObject) -> Bool {
+        guard index < changedValues.count, let made = changedValues[index] else { return false }
+        changedValues[index] = nil
+        return object.takeChangedValues(made.values, slots: made.slots, madeFrom: made.row)
     }
 
     /// The object made for the update at `index` of the batch, if it names `id`; it is the

@@ -56,23 +56,25 @@ struct RowSource: Sendable {
     /// Whether reads must go through the parent: some ancestor may hold unsaved changes of
     /// any entity (a predicate or sort key can reach any of them).
     var readsThroughParent: Bool {
-        var ancestor = parent
-        while let current = ancestor {
-            if current.mayHavePending(.max) { return true }
-            ancestor = current.parent
-        }
-        return false
+        ancestorsPendingBits() != 0
     }
 
-    /// Whether some ancestor may hold unsaved changes of any of `entities`.
-    func ancestorsMayHavePending(_ entities: EntityDescription...) -> Bool {
+    /// Whether some ancestor may hold unsaved changes of `entity` (or of `other`).
+    func ancestorsMayHavePending(_ entity: EntityDescription, _ other: EntityDescription? = nil) -> Bool {
+        let bits = ObjectContext.pendingBit(entity) | (other.map(ObjectContext.pendingBit) ?? 0)
+        return ancestorsPendingBits() & bits != 0
+    }
+
+    /// The entities some ancestor may hold unsaved changes of, as
+    /// ``ObjectContext/pendingBit(_:)`` bits (all of them while a push waits on an ancestor's
+    /// queue): asked once before a loop over many objects rather than once an object.
+    func ancestorsPendingBits() -> UInt64 {
         var bits: UInt64 = 0
-        for entity in entities { bits |= ObjectContext.pendingBit(entity) }
         var ancestor = parent
-        while let current = ancestor {
-            if current.mayHavePending(bits) { return true }
+        while let current = ancestor, bits != .max {
+            bits |= current.pendingBits()
             ancestor = current.parent
         }
-        return false
+        return bits
     }
 }

@@ -227,6 +227,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         changedProperties.insert(index)
     }
 
+    /// Takes `values`, made elsewhere from `row` with the attributes in `slots` changed, as
+    /// ``setAttributeValue(_:at:)`` for each of those slots would leave them: one move
+    /// instead of a copy of the values and a comparison per slot. Only while the object
+    /// holds `row` itself (the same storage) and has no changes; false otherwise, and nothing
+    /// is done. Undo is not recorded (a child's push, the one caller, is not an edit here).
+    final func takeChangedValues(_ values: [PropertyValue], slots: PropertyMask, madeFrom row: [PropertyValue]) -> Bool {
+        guard !lifecycle.hasChanges, !lifecycle.isFault, valueErrors.isEmpty, values.count == attributeValues.count,
+              attributeValues.withUnsafeBufferPointer({ held in row.withUnsafeBufferPointer { held.baseAddress == $0.baseAddress } })
+        else { return false }
+        willChange()
+        attributeValues = values
+        changedProperties.formUnion(slots)
+        return true
+    }
+
     /// Encodes `value` through the attribute's conversion (transformable and other non-plain
     /// types); an encoding failure is kept for validation to report. The attribute keeps its
     /// previous value, but the object counts as changed, so that the next save reports the

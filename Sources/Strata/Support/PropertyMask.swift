@@ -36,6 +36,13 @@ struct PropertyMask: Sendable, Equatable {
 
     var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
 
+    /// Adds every position of `other`.
+    mutating func formUnion(_ other: PropertyMask) {
+        low |= other.low
+        if other.high.count > high.count { high.append(contentsOf: repeatElement(0, count: other.high.count - high.count)) }
+        for (w, bits) in other.high.enumerated() { high[w] |= bits }
+    }
+
     /// The position, when the set holds exactly one among the first 64 (else `nil`).
     var onlyMember: Int? {
         guard low.nonzeroBitCount == 1, high.allSatisfy({ $0 == 0 }) else { return nil }
