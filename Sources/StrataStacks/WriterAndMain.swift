@@ -23,10 +23,11 @@ struct WriterAndMain: Sendable {
         for piece in changes.pieces(of: HybridStack.mainMergePiece) { _ = try? await main.perform { main.merge(piece) } }
     }
 
-    /// Pushes main into the writer, then writes the writer to disk.
+    /// Pushes main into the writer (the push's change set made off the main queue), then
+    /// writes the writer to disk.
     func save() async throws {
         let main = self.main, writer = self.writer
-        try await main.perform { try main.save() }
+        try await main.saveInBackground()
         try await writer.perform { try writer.save() }
     }
 }

@@ -28,10 +28,11 @@ import Testing
             try await queue.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
             try queue.close()
         }
-        /// Releases the lock after `delay` seconds, from a dispatch queue: the test's own
-        /// threads may be blocked meanwhile, waiting for the write this lock holds back.
+        /// Releases the lock after `delay` seconds, from a serial dispatch queue of its own:
+        /// the test's threads, and in a parallel run the global queues' few, may be blocked
+        /// meanwhile, waiting for the write this lock holds back.
         func release(after delay: Double) {
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [queue] in
+            DispatchQueue(label: "write-lock-release").asyncAfter(deadline: .now() + delay) { [queue] in
                 try? queue.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
             }
         }
@@ -301,6 +302,59 @@ import Testing
         try await child.saveInBackground()
         #expect(try await context.perform { context.insertedObjects.map { ($0 as? Note)?.title } } == ["pushed"])
         #expect(try storedTitles(dir.file()) == [])
+    }
+
+    /// A child of a private-queue context (main under the writer): the push's change set is
+    /// made off the child's queue, then the batch goes to the parent and the objects are saved.
+    @Test func aChildOfAPrivateContextPushesInTheBackground() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, parent) = try await makeStore(dir)
+        defer { try? coordinator.close() }
+        let child = ObjectContext(.privateQueue, parent: parent)
+        let saved = try await child.perform { () throws -> Held<Note> in
+            let note = child.insert(Note.self)
+            note.title = "first"
+            try child.save()
+            note.title = "second"
+            child.insert(Note.self).title = "new"
+            return Held(note)
+        }
+        let reported = Locked<[ChangeSet]>([])
+        let observation = child.observeChanges { changes in reported.withLock { $0.append(changes) } }
+        defer { observation.cancel() }
+        try await child.saveInBackground()
+        let after = try await child.perform { (child.hasChanges, saved.object.hasChanges, child.saveInFlight == nil) }
+        #expect(after == (false, false, true))
+        let pushed = reported.withLock { $0.last }
+        #expect(pushed?.inserted.count == 1)
+        #expect(pushed?.updated[saved.object.objectID]?["title"] == .string("second"))
+        let inParent = try await parent.perform { () -> [String] in
+            (parent.insertedObjects.compactMap { ($0 as? Note)?.title }).sorted()
+        }
+        #expect(inParent == ["new", "second"])
+        #expect(try storedTitles(dir.file()) == [])
+    }
+
+    /// A change made on the child's queue while its push is in flight waits for the push and
+    /// comes after it: the push carries the value before, the change stays pending.
+    @Test func aChangeDuringAPushInFlightComesAfterThePush() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, parent) = try await makeStore(dir)
+        defer { try? coordinator.close() }
+        let child = ObjectContext(.privateQueue, parent: parent)
+        let during = try await child.perform { () throws -> (Bool, [String], Bool) in
+            let note = child.insert(Note.self)
+            note.title = "first"
+            let flight = try child.beginSaveInBackground()
+            note.title = "second"   // settles the push first
+            return (flight != nil && child.saveInFlight == nil, Array(note.changedValues().keys), note.isInserted)
+        }
+        #expect(during.0, "the push was not in flight, or the change did not settle it")
+        #expect(during.1 == ["title"])
+        #expect(during.2 == false)
+        #expect(try await parent.perform { parent.insertedObjects.compactMap { ($0 as? Note)?.title } } == ["first"])
+        try await child.saveInBackground()
+        #expect(try await parent.perform { parent.insertedObjects.compactMap { ($0 as? Note)?.title } } == ["second"])
     }
 
     @Test func aMainQueueContextsSaveDoesNotWriteOnTheMainQueue() async throws {

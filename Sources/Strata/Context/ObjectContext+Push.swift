@@ -9,19 +9,21 @@ extension ObjectContext {
     /// (``PushRows``), unless the rows a child's push brought here are current and cover them
     /// (an editor's commit on its way from main to the writer).
     func push(_ batch: ChangeBatch, to parent: ObjectContext) throws(StrataError) {
+        try push(batch, to: parent, rows: rows(pushing: batch, to: parent))
+    }
+
+    /// The rows to push `batch` into `parent` with: the ones a child's push brought here when
+    /// they are current and cover it (an editor's commit on its way from main to the writer),
+    /// else read now (``PushRows``). Either way the brought rows are dropped.
+    func rows(pushing batch: ChangeBatch, to parent: ObjectContext) -> PushRows? {
         let brought = pushedRows.flatMap { $0.areCurrent(for: parent) && $0.cover(batch) ? $0 : nil }
         pushedRows = nil
-        try push(batch, to: parent, rows: brought ?? PushRows.read(for: batch, below: parent))
+        return brought ?? PushRows.read(for: batch, below: parent)
     }
 
     /// ``push(_:to:)`` with the rows read for it (`nil`: the parent reads what it needs).
     func push(_ batch: ChangeBatch, to parent: ObjectContext, rows: PushRows?) throws(StrataError) {
-        var maker = ChangedValuesMaker()
-        var changes = ChangeSet(
-            inserted: Set(batch.inserted.map(\.id)),
-            updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, maker.values(of: $0)) }),
-            deleted: Set(batch.deleted.map(\.id)))
-        changes.summariseUpdatedKeys(of: batch.updated)
+        let changes = Self.changeSet(pushing: batch)
         if parent.queue.isMain {
             // Made here, while main is free: main adopts the ones it does not hold. Not when
             // main would not take the rows, nor by a child on main itself (no second core).
@@ -29,12 +31,36 @@ extension ObjectContext {
             // are freed on this queue.
             let prepared = rows.flatMap { $0.areCurrent(for: parent) && !queue.isMain ? PreparedObjects.make(for: batch, rows: $0, in: self) : nil }
             try parent.syncOnQueue { () throws(StrataError) in parent.absorb(batch, from: self, rows: rows, reported: changes, prepared: prepared) }
+            didPush(changes)
         } else {
-            parent.absorbLater(batch, from: self, rows: rows, reported: changes)
+            hand(batch, to: parent, rows: rows, changes: changes)
         }
+        LargeValueRelease.release(consume changes, changes: batch.changeCount)
+    }
+
+    /// The change set a push of `batch` reports, here and to the parent. Any queue may make it.
+    static func changeSet(pushing batch: ChangeBatch) -> ChangeSet {
+        var maker = ChangedValuesMaker()
+        var changes = ChangeSet(
+            inserted: Set(batch.inserted.map(\.id)),
+            updated: Dictionary(uniqueKeysWithValues: batch.updated.map { ($0.id, maker.values(of: $0)) }),
+            deleted: Set(batch.deleted.map(\.id)))
+        changes.summariseUpdatedKeys(of: batch.updated)
+        return changes
+    }
+
+    /// Hands `batch` to a private-queue `parent` (``absorbLater(_:from:rows:reported:)``)
+    /// and ends the push here.
+    func hand(_ batch: ChangeBatch, to parent: ObjectContext, rows: PushRows?, changes: ChangeSet) {
+        parent.absorbLater(batch, from: self, rows: rows, reported: changes)
+        didPush(changes)
+    }
+
+    /// The end of a push on the child: nothing is pending, and observers and children hear
+    /// `changes`.
+    private func didPush(_ changes: ChangeSet) {
         finishSave(forgetting: Array(pending.deleted))
         publish(changes)
-        LargeValueRelease.release(consume changes, changes: batch.changeCount)
     }
 
     /// Applies a child's change batch as if its changes were made here (tracked, with inverses

@@ -3,7 +3,8 @@ import Foundation
 extension ObjectContext {
     /// Saves like ``save()``, but a root context's SQLite work runs off its queue: the queue
     /// stays free while the store writes. For a main-queue context that saves many changes,
-    /// the UI keeps drawing during the write.
+    /// the UI keeps drawing during the write. (A child's push is moved off the queue in part:
+    /// below.)
     ///
     /// On the context's queue, before the write: `willSave()`, validation and the change batch,
     /// as ``save()`` does (a validation error is thrown from there and nothing is written).
@@ -17,8 +18,11 @@ extension ObjectContext {
     /// Only that use waits; a queue that leaves the context alone never does. Until then the
     /// objects are still unsaved (``hasChanges`` is true, and so is each saved object's).
     ///
-    /// A child context has no store to write: its call is ``save()`` (the push into its
-    /// parent runs on both queues as usual).
+    /// A child of a private-queue context (main in the async-saving stacks, under their
+    /// writer) pushes the same way: on its queue the batch is made, the change set the push
+    /// reports is made on another thread, and back on the queue the batch is handed to the
+    /// parent and the objects are saved. A child of a main-queue context has nothing to move
+    /// off its queue: its call is ``save()``.
     ///
     /// - Throws: what ``save()`` throws. A save that fails writes nothing and leaves every
     ///   change in place, to be fixed and saved again.
@@ -57,22 +61,30 @@ extension ObjectContext {
     }
 
     /// The queue's first half of ``saveInBackground()``: prepares the batch, marks the saved
-    /// objects and starts the write. `nil` when nothing goes to the store.
-    private func beginSaveInBackground() throws(StrataError) -> SaveInFlight? {
+    /// objects and starts the work off the queue. `nil` when nothing goes off the queue.
+    /// (Internal, not private: tests start a save with it and use the context in the same block.)
+    func beginSaveInBackground() throws(StrataError) -> SaveInFlight? {
         checkQueue()   // (settles an earlier save in flight)
-        guard parent == nil else {
+        if let parent, parent.queue.isMain {
             try save()
             return nil
         }
         guard let batch = try prepareSave() else { return nil }
-        let flight = SaveInFlight(batch: batch)
+        let flight: SaveInFlight
+        if let parent {
+            flight = SaveInFlight(batch: batch, rows: rows(pushing: batch, to: parent))
+            flight.start { (nil, ObjectContext.changeSet(pushing: batch)) }
+        } else {
+            flight = SaveInFlight(batch: batch)
+            let coordinator = coordinator, policy = mergePolicy, origin = saveOrigin
+            let held = heldRows(collidingWith: batch)
+            flight.start { () throws(StrataError) -> (outcome: SaveOutcome?, changes: ChangeSet) in
+                let outcome = try coordinator.save(batch, policy: policy, origin: origin) { held.contains($0) }
+                return (outcome, outcome.changeSet(for: batch))
+            }
+        }
         markSaving(true)
         saveInFlight = flight
-        let coordinator = coordinator, policy = mergePolicy, origin = saveOrigin
-        let held = heldRows(collidingWith: batch)
-        flight.start { () throws(StrataError) -> SaveOutcome in
-            try coordinator.save(batch, policy: policy, origin: origin) { held.contains($0) }
-        }
         return flight
     }
 
@@ -91,7 +103,11 @@ extension ObjectContext {
         saveInFlight = nil
         markSaving(false)
         guard case .success(let written) = answer else { return }
-        didWrite(flight.batch, written.outcome, written.changes)
+        if let outcome = written.outcome {
+            didWrite(flight.batch, outcome, written.changes)
+        } else if let parent {
+            hand(flight.batch, to: parent, rows: flight.rows, changes: written.changes)
+        }
     }
 
     /// Marks every pending object as part of the save in flight (or no longer).

@@ -1,40 +1,54 @@
 import Foundation
 
-/// A root context's save whose SQLite work runs off the context's queue
-/// (``ObjectContext/saveInBackground()``): the change batch going down, and the store's answer
-/// coming back.
+/// A save whose work after its change batch runs off the context's queue
+/// (``ObjectContext/saveInBackground()``): the change batch going down, and the answer coming
+/// back. For a root context the work is the store's transaction and the change set made from
+/// it; for a child of a private-queue parent, the change set of the push, which the queue
+/// then hands to the parent with the batch (and the `rows` read for it).
 ///
-/// The store's work runs on a global queue and leaves its result here. The context's queue
+/// The work runs on a queue of its own and leaves its result here. The context's queue
 /// either awaits it (``written()``, suspending) or, when the context is used before the
 /// answer came, waits for it (``result()``, blocking): either way the queue applies it once.
 ///
 /// For example (inside the engine):
 /// ```swift
 /// let flight = SaveInFlight(batch: batch)
-/// flight.start { try coordinator.save(batch, policy: policy, origin: origin) { _ in false } }
+/// flight.start {
+///     let outcome = try coordinator.save(batch, policy: policy, origin: origin) { _ in false }
+///     return (outcome, outcome.changeSet(for: batch))
+/// }
 /// await flight.written()
 /// ```
 final class SaveInFlight: @unchecked Sendable {  // safe: `answer` and `waiter` are touched only while `condition` is locked; `batch` is immutable
-    /// What the store answered: the outcome and the change set made from it, or the error.
-    typealias Answer = Result<(outcome: SaveOutcome, changes: ChangeSet), StrataError>
+    /// What the work answered: the store's outcome (none for a push) and the change set, or
+    /// the error.
+    typealias Answer = Result<(outcome: SaveOutcome?, changes: ChangeSet), StrataError>
 
-    /// The changes being written.
+    /// The changes being saved.
     let batch: ChangeBatch
+    /// For a push, the rows that go to the parent with the batch.
+    let rows: PushRows?
     private let condition = NSCondition()
     private var answer: Answer?
     private var waiter: CheckedContinuation<Void, Never>?
 
-    init(batch: ChangeBatch) {
+    init(batch: ChangeBatch, rows: PushRows? = nil) {
         self.batch = batch
+        self.rows = rows
     }
 
-    /// Runs `write` on a global queue and keeps its answer.
-    func start(_ write: @escaping @Sendable () throws(StrataError) -> SaveOutcome) {
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+    /// Runs `work` on a thread of its own and keeps its answer.
+    ///
+    /// On a serial queue made for it, not a global one: such a queue gets a thread of its
+    /// own, while the global queues share a pool about the size of the cores (on Linux grown
+    /// only slowly when its threads block). There, a write waiting for SQLite's lock and a
+    /// context waiting for its flight (``result()`` blocks) could hold every thread the
+    /// flight or the lock's holder needs. (A test run saw a 75-second stall.)
+    func start(_ work: @escaping @Sendable () throws(StrataError) -> (outcome: SaveOutcome?, changes: ChangeSet)) {
+        DispatchQueue(label: "strata.save-in-flight", qos: .userInitiated).async { [self] in
             let answer: Answer
             do throws(StrataError) {
-                let outcome = try write()
-                answer = .success((outcome, outcome.changeSet(for: batch)))
+                answer = .success(try work())
             } catch {
                 answer = .failure(error)
             }
