@@ -59,6 +59,31 @@ import Testing
         #expect(tracks == ["t1", "t0"])   // ordered: the later push's order, then what the parent gained meanwhile
     }
 
+    /// The parent reports a to-many a push changed as it holds it afterwards: the second
+    /// push names only its own member, and the parent's report has both.
+    @Test func theParentReportsTheMembersItHoldsAfterAPush() async throws {
+        let (dir, _, root, first, second) = try await twoSiblings(initial: 0)
+        _ = dir
+        let reports = Locked<[ChangeSet]>([])
+        let observation = root.observeChanges { changes in reports.withLock { $0.append(changes) } }
+        defer { observation.cancel() }
+        for (index, child) in [first, second].enumerated() {
+            try await child.perform {
+                let folder = try #require(try child.fetch(FetchRequest<Folder>()).first)
+                let note = child.insert(Note.self); note.title = "n\(index)"; note.uniqueIdentifier = "n\(index)"
+                folder.notes.insert(note)
+                try child.save()
+            }
+        }
+        let folderID = try await root.perform { try #require(try root.fetch(FetchRequest<Folder>()).first).objectID }
+        let last = try #require(reports.withLock { $0.last })
+        guard case .objectIDs(let members)? = last.updated[folderID]?["notes"] else {
+            Issue.record("the second push's report names no notes of the folder: \(last.updated)")
+            return
+        }
+        #expect(members.count == 2)
+    }
+
     @Test func aSiblingsRemovalIsNotUndoneByAStaleView() async throws {
         let (dir, coordinator, root, first, second) = try await twoSiblings(initial: 2)
         _ = dir

@@ -132,17 +132,21 @@ extension ObjectContext {
             }
         }
         var changes = ChangeSet(inserted: Set(batch.inserted.map(\.id)), deleted: Set(batch.deleted.map(\.id)))
-        if !batch.updated.isEmpty { changes.updated.reserveCapacity(batch.updated.count) }
-        for change in batch.updated {
-            guard let object = registry.object(named: change.id), !object.lifecycle.isFault else { continue }
-            if change.relations.isEmpty {   // the values just set here, as the child reported them (made on its queue)
-                changes.updated[object.objectID] = reported.updated[change.id] ?? change.changedValues
-                continue
+        if Self.updatesAreAsReported(batch.updated, reported, targets[batch.inserted.count...]) {
+            changes.updated = reported.updated   // shared, not rebuilt: no lookup or insert per object here
+        } else {
+            if !batch.updated.isEmpty { changes.updated.reserveCapacity(batch.updated.count) }
+            for change in batch.updated {
+                guard let object = registry.object(named: change.id), !object.lifecycle.isFault else { continue }
+                if change.relations.isEmpty {   // the values just set here, as the child reported them (made on its queue)
+                    changes.updated[object.objectID] = reported.updated[change.id] ?? change.changedValues
+                    continue
+                }
+                var values: [String: PropertyValue] = [:]
+                for slot in change.values.indices where change.changesAttribute(at: slot) { values[object.entity.attributes[slot].name] = object.attributeValues[slot] }
+                for relation in change.relations { values[object.entity.relationships[relation.slot].name] = object.relationValues[relation.slot].propertyValue }
+                changes.updated[object.objectID] = values
             }
-            var values: [String: PropertyValue] = [:]
-            for slot in change.values.indices where change.changesAttribute(at: slot) { values[object.entity.attributes[slot].name] = object.attributeValues[slot] }
-            for relation in change.relations { values[object.entity.relationships[relation.slot].name] = object.relationValues[relation.slot].propertyValue }
-            changes.updated[object.objectID] = values
         }
         // The keys the updates name, for observers that read other keys to pass over them all:
         // the child's summary of the same batch (these updates are some of its, by the same
@@ -151,6 +155,17 @@ extension ObjectContext {
         for deletion in batch.deleted { if let object = known(deletion.id) { delete(object) } }
         publish(changes, except: child)
         LargeValueRelease.release(consume changes, changes: batch.changeCount)
+    }
+
+    /// Whether this context reports a push's updates exactly as the child did (`reported`):
+    /// every update sets attributes only, on an object held here, loaded, under the child's
+    /// ID. Then the loop that makes the report entry by entry would make the child's.
+    private static func updatesAreAsReported(_ updates: [ObjectChange], _ reported: ChangeSet, _ objects: ArraySlice<ManagedObject?>) -> Bool {
+        guard reported.updated.count == updates.count else { return false }
+        for (change, object) in zip(updates, objects) {
+            guard change.relations.isEmpty, let object, object.objectID == change.id, !object.lifecycle.isFault else { return false }
+        }
+        return true
     }
 
     /// Hands a child's batch to this private-queue context: it is applied on this queue before
