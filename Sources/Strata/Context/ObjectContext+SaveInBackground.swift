@@ -18,8 +18,8 @@ extension ObjectContext {
     /// Only that use waits; a queue that leaves the context alone never does. Until then the
     /// objects are still unsaved (``hasChanges`` is true, and so is each saved object's).
     ///
-    /// A child of a private-queue context (main in the async-saving stacks, under their
-    /// writer) pushes the same way: on its queue the batch is made, the change set the push
+    /// A child of a private-queue context (main under the writer, in the asyncSaving and
+    /// hybrid stacks) pushes the same way: on its queue the batch is made, the change set the push
     /// reports is made on another thread, and back on the queue the batch is handed to the
     /// parent and the objects are saved. A child of a main-queue context has nothing to move
     /// off its queue: its call is ``save()``.

@@ -6,7 +6,7 @@ import Foundation
 /// it; for a child of a private-queue parent, the change set of the push, which the queue
 /// then hands to the parent with the batch (and the `rows` read for it).
 ///
-/// The work runs on a queue of its own and leaves its result here. The context's queue
+/// The work runs on a global queue and leaves its result here. The context's queue
 /// either awaits it (``written()``, suspending) or, when the context is used before the
 /// answer came, waits for it (``result()``, blocking): either way the queue applies it once.
 ///
@@ -37,15 +37,17 @@ final class SaveInFlight: @unchecked Sendable {  // safe: `answer` and `waiter` 
         self.rows = rows
     }
 
-    /// Runs `work` on a thread of its own and keeps its answer.
+    /// Runs `work` on a global queue and keeps its answer.
     ///
-    /// On a serial queue made for it, not a global one: such a queue gets a thread of its
-    /// own, while the global queues share a pool about the size of the cores (on Linux grown
-    /// only slowly when its threads block). There, a write waiting for SQLite's lock and a
-    /// context waiting for its flight (``result()`` blocks) could hold every thread the
-    /// flight or the lock's holder needs. (A test run saw a 75-second stall.)
+    /// A global queue, not a serial queue of the flight's own: a serial queue's block waits
+    /// for a thread to be woken for it, and a context that needs the answer waits through
+    /// that (main busy in the Sandbox's import on mainContext went from 22–23 % to 26–32 %,
+    /// measured 2026-11-30). The global queues share a pool of about one thread per core, so
+    /// a flight can wait for a thread while others block; ``result()`` blocks the caller too
+    /// (concurrency.md, rule 3, says not to hold a store's lock from another connection while
+    /// using the context).
     func start(_ work: @escaping @Sendable () throws(StrataError) -> (outcome: SaveOutcome?, changes: ChangeSet)) {
-        DispatchQueue(label: "strata.save-in-flight", qos: .userInitiated).async { [self] in
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
             let answer: Answer
             do throws(StrataError) {
                 answer = .success(try work())
