@@ -595,7 +595,8 @@ extension ObjectContext {
 
     /// Records that `entity` has unsaved changes here.
     func notePending(_ entity: EntityDescription) {
-        // Only this queue sets bits: one already set needs no atomic write (once an object, on a push).
+        // Only this queue sets bits, so a bit already set needs no atomic write (a push notes
+        // the entity of each of its objects: only the first sets it).
         let bit = Self.pendingBit(entity)
         if pendingEntities.load(ordering: .relaxed) & bit != bit { pendingEntities.bitwiseOr(bit, ordering: .releasing) }
     }
