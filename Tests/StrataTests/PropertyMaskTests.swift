@@ -19,6 +19,23 @@ import Testing
         #expect(far.onlyPair == nil && far.onlyMember == nil)
     }
 
+    /// A union holds every position of both masks, beyond the first word too (an object taking
+    /// a push's values made ahead adds their slots this way).
+    @Test func aUnionHoldsEveryPositionOfBoth() {
+        var mask = PropertyMask()
+        mask.insert(3)
+        var other = PropertyMask()
+        other.insert(5)
+        other.insert(130)   // the third word
+        mask.formUnion(other)
+        #expect((0..<200).filter(mask.contains) == [3, 5, 130])
+        var wide = PropertyMask()
+        wide.insert(70)
+        wide.insert(200)
+        mask.formUnion(wide)
+        #expect((0..<256).filter(mask.contains) == [3, 5, 70, 130, 200])
+    }
+
     /// A two-attribute change reports both keys with their values (the literal path).
     @Test func aTwoAttributeChangeNamesBothKeys() throws {
         let model = try ObjectModel(entities: [EntityDescription("Item", attributes: [

@@ -28,14 +28,20 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
     // `@exclusivity(unchecked)`: one queue at a time uses a record (above), and no user code
     // runs inside an access, so the runtime's per-access checks (half of `take`) buy nothing.
 
-    /// Per update of the batch, in its order: the object made from its row, or nil (no row
-    /// read, already taken).
-    @exclusivity(unchecked) private var objects: [ManagedObject?]
-    /// Per update, in the same order: the values the update leaves, or nil (no row, no
-    /// attribute the update changes, a value that did not decode, already taken).
-    @exclusivity(unchecked) private var changedValues: [ChangedValues?]
+    /// Per update of the batch, in its order: what was made from its row (nothing when no row
+    /// was read).
+    @exclusivity(unchecked) private var entries: [Entry]
     /// How many objects were made.
     let count: Int
+
+    /// What was made for one update; each part is nil once taken.
+    struct Entry {
+        /// The object made from the row.
+        var object: ManagedObject?
+        /// The values the update leaves; nil too when it changes no attribute or the row has a
+        /// value that did not decode.
+        var changedValues: ChangedValues?
+    }
 
     /// An update's values made ahead: `values` is the row's `row` with the `slots` that
     /// differ set.
@@ -45,36 +51,31 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
         let slots: PropertyMask
     }
 
-    private init(objects: [ManagedObject?], changedValues: [ChangedValues?], count: Int) {
-        self.objects = objects
-        self.changedValues = changedValues
+    private init(entries: [Entry], count: Int) {
+        self.entries = entries
         self.count = count
     }
 
     /// The objects for `batch`'s updates whose rows `rows` holds, made on `child`'s queue
     /// (its construction record is reused); nil when there is none.
     static func make(for batch: ChangeBatch, rows: PushRows, in child: ObjectContext) -> PreparedObjects? {
-        var objects: [ManagedObject?] = []
-        var changedValues: [ChangedValues?] = []
-        objects.reserveCapacity(batch.updated.count)
-        changedValues.reserveCapacity(batch.updated.count)
+        var entries: [Entry] = []
+        entries.reserveCapacity(batch.updated.count)
         var count = 0
         for change in batch.updated {
             guard let row = rows.rows[change.id] else {
-                objects.append(nil)
-                changedValues.append(nil)
+                entries.append(Entry())
                 continue
             }
-            changedValues.append(row.errors.isEmpty ? Self.changedValues(of: row.attributes, by: change) : nil)
             let entity = change.id.entity
             let object = child.constructFetched(entity, ObjectCreation(
                 objectID: change.id, attributeValues: row.attributes, relationValues: row.relationValues, isFault: false))
             object.rowVersion = row.version
             object.valueErrors = row.errors
-            objects.append(object)
+            entries.append(Entry(object: object, changedValues: row.errors.isEmpty ? Self.changedValues(of: row.attributes, by: change) : nil))
             count += 1
         }
-        return count == 0 ? nil : PreparedObjects(objects: objects, changedValues: changedValues, count: count)
+        return count == 0 ? nil : PreparedObjects(entries: entries, count: count)
     }
 
     /// `row` with the attributes `change` sets to other values; nil when it sets none.
@@ -94,16 +95,16 @@ final class PreparedObjects: @unchecked Sendable {  // safe: filled on the child
     /// the object holds exactly the row they were made from and nothing changed it yet.
     /// False otherwise: the caller sets the values one by one. Asked once per update.
     func takeChangedValues(at index: Int, for object: ManagedObject) -> Bool {
-        guard index < changedValues.count, let made = changedValues[index] else { return false }
-        changedValues[index] = nil
+        guard index < entries.count, let made = entries[index].changedValues else { return false }
+        entries[index].changedValues = nil
         return object.takeChangedValues(made.values, slots: made.slots, madeFrom: made.row)
     }
 
     /// The object made for the update at `index` of the batch, if it names `id`; it is the
     /// caller's from now on (asked once per update).
     func take(at index: Int, id: ObjectID) -> ManagedObject? {
-        guard index < objects.count, let object = objects[index], object.objectID == id else { return nil }
-        objects[index] = nil
+        guard index < entries.count, let object = entries[index].object, object.objectID == id else { return nil }
+        entries[index].object = nil
         return object
     }
 }

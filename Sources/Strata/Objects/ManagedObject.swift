@@ -233,7 +233,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// holds `row` itself (the same storage) and has no changes; false otherwise, and nothing
     /// is done. Undo is not recorded (a child's push, the one caller, is not an edit here).
     final func takeChangedValues(_ values: [PropertyValue], slots: PropertyMask, madeFrom row: [PropertyValue]) -> Bool {
-        guard !lifecycle.hasChanges, !lifecycle.isFault, valueErrors.isEmpty, values.count == attributeValues.count,
+        // (The same storage as `row`: the same count as `values`, which were made from it.)
+        guard !lifecycle.hasChanges, !lifecycle.isFault, valueErrors.isEmpty,
               attributeValues.withUnsafeBufferPointer({ held in row.withUnsafeBufferPointer { held.baseAddress == $0.baseAddress } })
         else { return false }
         willChange()
