@@ -72,7 +72,8 @@ struct ScenarioExpectations {
             problems += reorder(rows, result)
         case ("engine", "raw-insert"?):
             problems += books(rows, author: { .key(Int64($0.authorIndex + 1)) })
-        case ("engine", "context-insert"?), ("engine", "history-insert"?), ("engine", "batch-insert"?), ("engine", "raw-read"?), ("engine", "fetch"?), ("engine", "fetch-batched"?):
+        case ("engine", "context-insert"?), ("engine", "history-insert"?), ("engine", "batch-insert"?), ("engine", "raw-read"?), ("engine", "fetch"?), ("engine", "fetch-batched"?),
+             ("engine", "floor-hashed"?), ("engine", "floor-indexed"?):
             problems += books(rows, author: { .authorIndex($0.authorIndex) }) + authors(rows)
         case ("engine", "raw-commit"?), ("engine", "single-save"?):
             // Capped at EngineScenario.singleSaveLimit, above this test's row count.

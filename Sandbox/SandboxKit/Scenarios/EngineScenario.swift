@@ -3,7 +3,8 @@ import Strata
 
 /// `engine`: the engine without a stack, each measurement next to its raw SQLite counterpart
 /// in the same run — context insert and batch insert against a raw insert, a materialised and
-/// a batched fetch against a raw read, one-object saves against raw one-row transactions.
+/// a batched fetch against a raw read (and the floor of any object graph's fetch,
+/// ``ObjectFloorRead``), one-object saves against raw one-row transactions.
 /// Each variant runs on a fresh store file with the engine's schema; only the work itself is
 /// timed (opening the store and seeding it are not). The `×raw` column of a variant is its
 /// rate over its counterpart's (``ScenarioVariant/baseline``). The timed bodies are
@@ -31,6 +32,10 @@ public struct EngineScenario: Scenario {
         ScenarioVariant(name: "raw-read", usesStack: false, baseline: "raw-read"),
         ScenarioVariant(name: "fetch", usesStack: false, baseline: "raw-read"),
         ScenarioVariant(name: "fetch-batched", usesStack: false, baseline: "raw-read"),
+        // What any engine handing out one object per row pays at least (ObjectFloorRead): how
+        // far the fetch's target can be reached by an object graph at all.
+        ScenarioVariant(name: "floor-hashed", usesStack: false, baseline: "raw-read"),
+        ScenarioVariant(name: "floor-indexed", usesStack: false, baseline: "raw-read"),
         ScenarioVariant(name: "raw-commit", usesStack: false, baseline: "raw-commit"),
         ScenarioVariant(name: "single-save", usesStack: false, baseline: "raw-commit"),
     ]
@@ -41,7 +46,7 @@ public struct EngineScenario: Scenario {
     /// its author) written by the engine's batch insert.
     public func prepare(_ run: ScenarioRun) async throws {
         switch run.variant {
-        case "raw-read"?, "fetch"?, "fetch-batched"?:
+        case "raw-read"?, "fetch"?, "fetch-batched"?, "floor-hashed"?, "floor-indexed"?:
             let coordinator = try await StoreCoordinator(model: run.model, store: .sqlite(run.storeURL))
             let authorIDs = try await Self.insertAuthors(run.data, into: coordinator)
             _ = try coordinator.execute(Self.bookRequest(run.data, authorIDs: authorIDs))
@@ -59,6 +64,9 @@ public struct EngineScenario: Scenario {
             return ScenarioOutcome(objects: run.data.books.count, measuredSeconds: seconds)
         case "raw-read"?:
             let (seconds, rows) = try RawSQLiteRead.readBooks(at: run.storeURL)
+            return ScenarioOutcome(objects: rows, measuredSeconds: seconds)
+        case "floor-hashed"?, "floor-indexed"?:
+            let (seconds, rows) = try ObjectFloorRead.readBooks(at: run.storeURL, into: run.variant == "floor-hashed" ? .hashed : .indexedByKey)
             return ScenarioOutcome(objects: rows, measuredSeconds: seconds)
         case "raw-commit"?:
             return ScenarioOutcome(objects: saves.count, measuredSeconds: try RawSQLiteCommit.insertOneByOne(saves, into: run.storeURL))
