@@ -50,7 +50,6 @@ extension ObjectContext {
             catchUpPermanentIDs()
             objects = []
             objects.reserveCapacity(rows.count)
-            registry.reserve(additional: rows.count)   // one growth, not one per doubling
             var old: [Int] = []   // the objects that were registered and filled already
             for i in rows.indices {   // rows in place: a new object takes its row's arrays
                 if !rows[i].errors.isEmpty, let error = rows[i].errors.values.first { throw error }

@@ -56,7 +56,7 @@ extension ObjectContext {
         checkQueue()
         var problems: [ContextInvariantViolation.Problem] = []
         var seen = Set<ObjectIdentifier>()
-        for (id, object) in registry.objects {
+        for (id, object) in registry.entries {
             if object.objectID != id { problems.append(.init(kind: .identity, message: "\(object) is registered under \(id).")) }
             if object.storageOwner !== self { problems.append(.init(kind: .identity, message: "\(object) is registered here but owned by another context (or none).")) }
             if !seen.insert(ObjectIdentifier(object)).inserted { problems.append(.init(kind: .identity, message: "\(object) is registered under two IDs.")) }

@@ -60,7 +60,7 @@ extension ObjectContext {
         // Whichever side is smaller is walked: a main context holding a screenful of objects
         // while an import's updates arrive looks up its few objects, not every update.
         if registry.count < changes.updated.count {
-            for (id, object) in registry.objects {
+            for (id, object) in registry.entries {
                 if let values = changes.updated[id] { mergeUpdate(values, into: object, id: id, versions: changes.versions) }
             }
         } else {

@@ -43,7 +43,7 @@ extension ObjectContext {
         }
         // A new object this context holds loaded is seen as it holds it.
         if registry.count < changes.inserted.count {
-            for (id, object) in registry.objects where !object.lifecycle.isFault && changes.inserted.contains(id) { return nil }
+            for (id, object) in registry.entries where !object.lifecycle.isFault && changes.inserted.contains(id) { return nil }
         } else {
             for id in changes.inserted { if let object = registry[id], !object.lifecycle.isFault { return nil } }
         }

@@ -99,7 +99,6 @@ extension ObjectContext {
         let heldAbove = rowsAreCurrent ? source.ancestorsPendingBits() : .max
         if let prepared, rowsAreCurrent {
             awakened.reserveCapacity(prepared.count)
-            registry.reserve(additional: prepared.count)
             for (i, change) in batch.updated.enumerated() {
                 targets.append(known(change.id) { adopt($0, from: prepared, at: i, unless: heldAbove, into: &awakened) ?? resolve($0) })
             }

@@ -13,7 +13,7 @@ extension ObjectContext {
     public func refreshAllObjects() {
         checkQueue()
         catchUpPermanentIDs()
-        for object in Array(registry.objects.values) where !object.lifecycle.isInserted && !object.lifecycle.isDeleted {
+        for object in registry.all where !object.lifecycle.isInserted && !object.lifecycle.isDeleted {
             refresh(object, mergeChanges: true)
         }
     }

@@ -129,6 +129,6 @@ extension ObjectContext {
             if change.id.entity.attributes.contains(where: \.isUnique) { entities.insert(change.id.entity.index) }
         }
         guard !entities.isEmpty else { return [] }
-        return Set(registry.objects.keys.filter { entities.contains($0.entity.index) })
+        return registry.ids(ofEntities: entities)
     }
 }

@@ -2,7 +2,8 @@
 /// seen become permanent, so that an ID named before the change still finds its object.
 ///
 /// Queue-confined to its context, like the objects it holds. A part of ``ObjectContext``: the
-/// context decides when objects come and go; the registry only keeps them findable.
+/// context decides when objects come and go; the registry only keeps them findable. Not a
+/// value to copy: copies share their tables (the context holds its one registry).
 ///
 /// For example (inside the engine):
 /// ```swift
@@ -10,43 +11,62 @@
 /// let same = registry.object(named: temporaryID)   // after the ID became permanent too
 /// ```
 struct ObjectRegistry {
-    /// One object per ID.
-    private(set) var objects: [ObjectID: ManagedObject] = [:]
-    /// How many registered objects each entity has (by entity index; missing: none), so a
-    /// merge can tell in O(entities) that no object could hold what it would otherwise walk
-    /// every registered object for. Kept by the subscript's setter, through which every
-    /// registration and removal goes (`rename` and `move` too).
-    private var countsByEntity: [Int] = []
+    /// One table per entity and kind of ID (at `2 × (entity index + 1)`, +1 for temporary IDs):
+    /// finding an object by its ID is an index and a page, not a hash of the ID
+    /// (``KeyedObjects``).
+    private var tables: [KeyedObjects?] = []
+    /// The same tables, not counted (`tables` holds them): a lookup reads one without a retain
+    /// and a release.
+    private var unretainedTables: [Unmanaged<KeyedObjects>?] = []
+    /// How many objects are registered.
+    private(set) var count = 0
     /// Temporary IDs that became permanent here: a child may still name an object by its old
     /// temporary ID until it learns the new one.
     private(set) var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
 
     /// The object registered under exactly `id`.
     subscript(id: ObjectID) -> ManagedObject? {
-        get { objects[id] }
+        get {
+            let index = Self.tableIndex(id)
+            guard index < unretainedTables.count, let table = unretainedTables[index] else { return nil }
+            return table._withUnsafeGuaranteedRef { $0[id.key] }
+        }
         set {
-            if let newValue {
-                let previous = objects.updateValue(newValue, forKey: id)
-                if previous !== newValue {
-                    count(newValue, +1)
-                    if let previous { count(previous, -1) }
+            let index = Self.tableIndex(id)
+            let table: Unmanaged<KeyedObjects>
+            if index < unretainedTables.count, let existing = unretainedTables[index] {
+                table = existing
+            } else {
+                guard newValue != nil else { return }
+                if index >= tables.count {
+                    tables += [KeyedObjects?](repeating: nil, count: index + 1 - tables.count)
+                    unretainedTables += [Unmanaged<KeyedObjects>?](repeating: nil, count: index + 1 - unretainedTables.count)
                 }
-            } else if let removed = objects.removeValue(forKey: id) {
-                count(removed, -1)
+                let made = KeyedObjects(entity: id.entity, isTemporary: id.isTemporary)
+                tables[index] = made
+                table = Unmanaged.passUnretained(made)
+                unretainedTables[index] = table
+            }
+            count += table._withUnsafeGuaranteedRef { table in
+                let before = table.count
+                _ = table.set(newValue, at: id.key)
+                return table.count - before
             }
         }
     }
 
-    /// Whether an object of the entity at `index` is registered.
+    /// Whether an object of the entity at `index` is registered (a merge can tell in
+    /// O(entities) that no object could hold what it would otherwise walk every registered
+    /// object for).
     func holds(entityAt index: Int) -> Bool {
-        countsByEntity.indices.contains(index) && countsByEntity[index] > 0
+        let first = 2 * (index + 1)
+        return (first...first + 1).contains { $0 >= 0 && $0 < tables.count && (tables[$0]?.count ?? 0) > 0 }
     }
 
-    private mutating func count(_ object: ManagedObject, _ change: Int) {
-        let index = object.entity.index
-        guard index >= 0 else { return }   // entities of a model are numbered from 0
-        if index >= countsByEntity.count { countsByEntity += [Int](repeating: 0, count: index + 1 - countsByEntity.count) }
-        countsByEntity[index] += change
+    /// Where `id`'s table is in ``tables`` (an entity not in a model yet, numbered -1, first).
+    @inline(__always)
+    private static func tableIndex(_ id: ObjectID) -> Int {
+        2 * (id.entity.index + 1) + (id.isTemporary ? 1 : 0)
     }
 
     /// The ID that names `id`'s object now: its permanent ID once a temporary one became permanent.
@@ -56,34 +76,57 @@ struct ObjectRegistry {
 
     /// The object `id` names, following a temporary ID to its permanent one.
     func object(named id: ObjectID) -> ManagedObject? {
-        objects[id] ?? (id.isTemporary ? permanentIDByTemporary[id].flatMap { objects[$0] } : nil)
+        self[id] ?? (id.isTemporary ? permanentIDByTemporary[id].flatMap { self[$0] } : nil)
     }
 
-    /// Every registered object.
-    var all: Dictionary<ObjectID, ManagedObject>.Values { objects.values }
-    /// How many objects are registered.
-    var count: Int { objects.count }
+    /// Every registered object (a snapshot: the registry may change while it is walked).
+    var all: [ManagedObject] {
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(count)
+        for case let table? in tables { table.forEach { _, object in objects.append(object) } }
+        return objects
+    }
 
-    /// Makes room for `additional` more objects in one growth.
-    mutating func reserve(additional: Int) { objects.reserveCapacity(objects.count + additional) }
+    /// Every registered object with the ID it is registered under (a snapshot).
+    var entries: [(id: ObjectID, object: ManagedObject)] {
+        var entries: [(id: ObjectID, object: ManagedObject)] = []
+        entries.reserveCapacity(count)
+        for case let table? in tables {
+            table.forEach { key, object in entries.append((ObjectID(entity: table.entity, key: key, isTemporary: table.isTemporary), object)) }
+        }
+        return entries
+    }
+
+    /// The IDs registered of the entities whose indexes `entities` holds.
+    func ids(ofEntities entities: Set<Int>) -> Set<ObjectID> {
+        var ids: Set<ObjectID> = []
+        for case let table? in tables where entities.contains(table.entity.index) {
+            table.forEach { key, _ in ids.insert(ObjectID(entity: table.entity, key: key, isTemporary: table.isTemporary)) }
+        }
+        return ids
+    }
 
     /// Unregisters every object and returns them.
     mutating func removeAll() -> [ManagedObject] {
         defer {
-            objects.removeAll()
-            countsByEntity.removeAll()
+            unretainedTables.removeAll()
+            tables.removeAll()
+            count = 0
         }
-        return Array(objects.values)
+        return all
     }
 
     /// The entries of `mapping` whose temporary ID an object is registered under, found from
     /// whichever side is smaller (a main context holding a screenful of objects is told the new
     /// IDs of a whole import).
     func registeredEntries(of mapping: [ObjectID: ObjectID]) -> [ObjectID: ObjectID] {
-        guard objects.count < mapping.count else { return mapping.filter { objects[$0.key] != nil } }
+        guard count < mapping.count else { return mapping.filter { self[$0.key] != nil } }
         var held: [ObjectID: ObjectID] = [:]
-        for id in objects.keys where id.isTemporary {
-            if let permanent = mapping[id] { held[id] = permanent }
+        for case let table? in tables where table.isTemporary {
+            table.forEach { key, _ in
+                let id = ObjectID(entity: table.entity, key: key, isTemporary: true)
+                if let permanent = mapping[id] { held[id] = permanent }
+            }
         }
         return held
     }
@@ -113,10 +156,10 @@ struct ObjectRegistry {
     /// returns it with the instance that stood for `permanent` already (a fault made when
     /// someone named the new ID before this registry learned it), which is unregistered.
     mutating func move(from temporary: ObjectID, to permanent: ObjectID) -> (moved: ManagedObject, displaced: ManagedObject?)? {
-        guard let object = objects[temporary] else { return nil }
+        guard let object = self[temporary] else { return nil }
         self[temporary] = nil
         object.objectID = permanent
-        let earlier = objects[permanent]
+        let earlier = self[permanent]
         self[permanent] = object
         return (object, earlier === object ? nil : earlier)
     }
