@@ -149,7 +149,7 @@ private func slot(_ name: String, of id: ObjectID) -> Int {
         try await main.perform {}   // the merge was queued before this block
         let changes = try #require(merged.all.first)
         #expect(changes.permanentIDs.count == 1 && changes.inserted == [id])
-        let (remembered, fetched) = try await main.perform { (main.registry.permanentIDByTemporary.count, try main.fetch(FetchRequest<Tag>()).map(\.objectID)) }
+        let (remembered, fetched) = try await main.perform { (main.registry.rememberedCount, try main.fetch(FetchRequest<Tag>()).map(\.objectID)) }
         #expect(remembered == 0 && fetched == [id])
         _ = token
     }

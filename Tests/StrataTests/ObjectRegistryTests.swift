@@ -3,7 +3,7 @@ import Testing
 @testable import Strata
 
 /// The registry finds each object under exactly its ID (entity, key, temporary or not) from
-/// tables of keyed pages (`KeyedObjects`), and lets pages go once they are empty.
+/// tables of keyed pages (`KeyedTable`), and lets pages go once they are empty.
 @Suite struct ObjectRegistryTests {
     /// Keys on both sides of page boundaries, negative keys, the extremes, and one key under a
     /// permanent and a temporary ID at once: each finds its own object, and the registry lists
@@ -56,7 +56,7 @@ import Testing
         let (coordinator, context) = try await makeStore(dir)
         try await context.perform {
             let note = try #require(testModel.entity(named: "Note"))
-            let table = KeyedObjects(entity: note, isTemporary: true)
+            let table = KeyedTable<ManagedObject>(entity: note, isTemporary: true)
             let object = context.insert(Note.self)
             for key in Int64(0)..<200 {
                 _ = table.set(object, at: key)

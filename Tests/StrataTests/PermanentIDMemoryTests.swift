@@ -12,9 +12,9 @@ import Testing
         let remembered = try await importer.perform { () throws -> (Int, Int) in
             for i in 0..<20 { let note = importer.insert(Note.self); note.title = "n\(i)"; note.uniqueIdentifier = "u\(i)" }
             try importer.save()
-            let afterSave = importer.registry.permanentIDByTemporary.count
+            let afterSave = importer.registry.rememberedCount
             importer.reset()
-            return (afterSave, importer.registry.permanentIDByTemporary.count)
+            return (afterSave, importer.registry.rememberedCount)
         }
         #expect(remembered.0 == 20, "the saved objects' mappings are kept until the reset")
         #expect(remembered.1 == 0)
@@ -28,7 +28,7 @@ import Testing
             root.insert(Note.self).uniqueIdentifier = "a"
             try root.save()
             root.reset()
-            return root.registry.permanentIDByTemporary.count
+            return root.registry.rememberedCount
         }
         #expect(kept == 1)
         withExtendedLifetime(child) {}
@@ -57,7 +57,7 @@ import Testing
         for change in changes { try await main.perform { main.merge(change) } }
         let (remembered, fetched) = try await main.perform { () throws -> (Int, Int) in
             let notes = try main.fetch(FetchRequest<Note>())
-            return (main.registry.permanentIDByTemporary.count, notes.count)
+            return (main.registry.rememberedCount, notes.count)
         }
         #expect(fetched == 31)
         #expect(remembered == 1, "main remembered \(remembered) mappings; only its own object's is needed")

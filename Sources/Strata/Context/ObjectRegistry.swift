@@ -13,16 +13,19 @@
 struct ObjectRegistry {
     /// One table per entity and kind of ID (at `2 × (entity index + 1)`, +1 for temporary IDs):
     /// finding an object by its ID is an index and a page, not a hash of the ID
-    /// (``KeyedObjects``).
-    private var tables: [KeyedObjects?] = []
+    /// (``KeyedTable``).
+    private var tables: [KeyedTable<ManagedObject>?] = []
     /// The same tables, not counted (`tables` holds them): a lookup reads one without a retain
     /// and a release.
-    private var unretainedTables: [Unmanaged<KeyedObjects>?] = []
+    private var unretainedTables: [Unmanaged<KeyedTable<ManagedObject>>?] = []
     /// How many objects are registered.
     private(set) var count = 0
-    /// Temporary IDs that became permanent here: a child may still name an object by its old
-    /// temporary ID until it learns the new one.
-    private(set) var permanentIDByTemporary: [ObjectID: ObjectID] = [:]
+    /// Temporary IDs that became permanent here, by entity (at `entity index + 1`) and
+    /// temporary key: a child may still name an object by its old temporary ID until it learns
+    /// the new one. Kept by key like the objects: a save renames each object it inserted.
+    private var permanentIDs: [KeyedTable<ObjectID>?] = []
+    /// How many temporary IDs are remembered as having become permanent.
+    private(set) var rememberedCount = 0
 
     /// The object registered under exactly `id`.
     subscript(id: ObjectID) -> ManagedObject? {
@@ -33,16 +36,16 @@ struct ObjectRegistry {
         }
         set {
             let index = Self.tableIndex(id)
-            let table: Unmanaged<KeyedObjects>
+            let table: Unmanaged<KeyedTable<ManagedObject>>
             if index < unretainedTables.count, let existing = unretainedTables[index] {
                 table = existing
             } else {
                 guard newValue != nil else { return }
                 if index >= tables.count {
-                    tables += [KeyedObjects?](repeating: nil, count: index + 1 - tables.count)
-                    unretainedTables += [Unmanaged<KeyedObjects>?](repeating: nil, count: index + 1 - unretainedTables.count)
+                    tables += [KeyedTable<ManagedObject>?](repeating: nil, count: index + 1 - tables.count)
+                    unretainedTables += [Unmanaged<KeyedTable<ManagedObject>>?](repeating: nil, count: index + 1 - unretainedTables.count)
                 }
-                let made = KeyedObjects(entity: id.entity, isTemporary: id.isTemporary)
+                let made = KeyedTable<ManagedObject>(entity: id.entity, isTemporary: id.isTemporary)
                 tables[index] = made
                 table = Unmanaged.passUnretained(made)
                 unretainedTables[index] = table
@@ -71,12 +74,36 @@ struct ObjectRegistry {
 
     /// The ID that names `id`'s object now: its permanent ID once a temporary one became permanent.
     func current(_ id: ObjectID) -> ObjectID {
-        id.isTemporary ? (permanentIDByTemporary[id] ?? id) : id
+        id.isTemporary ? (permanentID(of: id) ?? id) : id
+    }
+
+    /// The permanent ID temporary `id` became here, if it is remembered.
+    func permanentID(of id: ObjectID) -> ObjectID? {
+        let index = id.entity.index + 1
+        guard index >= 0, index < permanentIDs.count, let table = permanentIDs[index] else { return nil }
+        return table[id.key]
+    }
+
+    /// Remembers that temporary `id` became `permanent`.
+    private mutating func remember(_ id: ObjectID, as permanent: ObjectID) {
+        let index = id.entity.index + 1
+        guard index >= 0 else { return }
+        if index >= permanentIDs.count { permanentIDs += [KeyedTable<ObjectID>?](repeating: nil, count: index + 1 - permanentIDs.count) }
+        let table: KeyedTable<ObjectID>
+        if let existing = permanentIDs[index] {
+            table = existing
+        } else {
+            table = KeyedTable(entity: id.entity, isTemporary: true)
+            permanentIDs[index] = table
+        }
+        let before = table.count
+        _ = table.set(permanent, at: id.key)
+        rememberedCount += table.count - before
     }
 
     /// The object `id` names, following a temporary ID to its permanent one.
     func object(named id: ObjectID) -> ManagedObject? {
-        self[id] ?? (id.isTemporary ? permanentIDByTemporary[id].flatMap { self[$0] } : nil)
+        self[id] ?? (id.isTemporary ? permanentID(of: id).flatMap { self[$0] } : nil)
     }
 
     /// Every registered object (a snapshot: the registry may change while it is walked).
@@ -133,23 +160,26 @@ struct ObjectRegistry {
 
     /// The entries of `mapping` not remembered already.
     func unknown(_ mapping: [ObjectID: ObjectID]) -> [ObjectID: ObjectID] {
-        mapping.filter { permanentIDByTemporary[$0.key] != $0.value }
+        mapping.filter { permanentID(of: $0.key) != $0.value }
     }
 
     /// Remembers new permanent IDs, so that their temporary IDs keep finding the objects.
     mutating func remember(_ mapping: [ObjectID: ObjectID]) {
-        permanentIDByTemporary.merge(mapping) { _, latest in latest }
+        for (temporary, permanent) in mapping { remember(temporary, as: permanent) }
     }
 
     /// Forgets every temporary ID (nothing will name objects by them any more).
-    mutating func forgetTemporaryIDs() { permanentIDByTemporary.removeAll() }
+    mutating func forgetTemporaryIDs() {
+        permanentIDs.removeAll()
+        rememberedCount = 0
+    }
 
     /// Re-files a just-saved object under the permanent ID the store gave it.
     mutating func rename(_ object: ManagedObject, from temporary: ObjectID, to permanent: ObjectID) {
         self[temporary] = nil
         object.objectID = permanent
         self[permanent] = object
-        permanentIDByTemporary[temporary] = permanent
+        remember(temporary, as: permanent)
     }
 
     /// Moves the object registered under `temporary` to `permanent`, renaming it, and

@@ -1,30 +1,30 @@
-/// The objects a context holds of one entity under one kind of ID (permanent or temporary),
-/// found by key without hashing each one: keys are grouped in pages of 64 consecutive keys,
-/// and the page of the last key used is remembered. Rows are read, and new objects numbered,
-/// mostly in key order, so most lookups touch no hash table at all; the rest hash a page
-/// number in a table 64 times smaller than one entry per object.
+/// Values of one entity's IDs of one kind (permanent or temporary), found by the IDs' keys
+/// without hashing each one: keys are grouped in pages of 64 consecutive keys, and the page of
+/// the last key used is remembered. Rows are read, and new objects numbered, mostly in key
+/// order, so most lookups touch no hash table at all; the rest hash a page number in a table
+/// 64 times smaller than one entry per key.
 ///
-/// A page lives while it holds an object (the last page used, until another is): a context
-/// holding objects whose keys are far apart pays at most a page (about 600 bytes) for each,
-/// less than the object itself.
+/// A page lives while it holds a value (the last page used, until another is): values whose
+/// keys are far apart cost at most a page each (about 600 bytes for objects).
 ///
-/// A part of ``ObjectRegistry``, confined to its context's queue.
+/// A part of ``ObjectRegistry`` (the objects a context holds, the permanent IDs of temporary
+/// ones), confined to its context's queue.
 ///
 /// For example (inside the engine):
 /// ```swift
-/// let notes = KeyedObjects(entity: noteEntity, isTemporary: false)
+/// let notes = KeyedTable<ManagedObject>(entity: noteEntity, isTemporary: false)
 /// _ = notes.set(note, at: 42)
 /// notes[42] === note   // true
 /// ```
-final class KeyedObjects {
-    /// The entity of every object here (IDs name it by its index).
+final class KeyedTable<Value> {
+    /// The entity of every ID here (IDs name it by its index).
     let entity: EntityDescription
     /// Whether the keys are temporary IDs' numbers rather than primary keys.
     let isTemporary: Bool
     // The state below is marked `@exclusivity(unchecked)`: it is touched only on the owning
     // context's queue, and no user code runs inside an access (as `ManagedObject`'s storage).
 
-    /// How many objects are here.
+    /// How many values are here.
     @exclusivity(unchecked) private(set) var count = 0
 
     @exclusivity(unchecked) private var pages: [Int64: Page] = [:]
@@ -32,16 +32,16 @@ final class KeyedObjects {
     /// its page goes, so a lookup reads it without a retain and a release).
     @exclusivity(unchecked) private var recent: Unmanaged<Page>?
 
-    private static let pageShift: Int64 = 6
-    private static let slotMask: Int64 = (1 << pageShift) - 1
+    private static var pageShift: Int64 { 6 }
+    private static var slotMask: Int64 { (1 << pageShift) - 1 }
 
     init(entity: EntityDescription, isTemporary: Bool) {
         self.entity = entity
         self.isTemporary = isTemporary
     }
 
-    /// The object under `key`, if any.
-    subscript(key: Int64) -> ManagedObject? {
+    /// The value under `key`, if any.
+    subscript(key: Int64) -> Value? {
         let number = key >> Self.pageShift
         if let recent, recent._withUnsafeGuaranteedRef({ $0.number == number }) {
             return recent._withUnsafeGuaranteedRef { $0.slots[Self.slot(key)] }
@@ -49,8 +49,8 @@ final class KeyedObjects {
         return pages[number]?.slots[Self.slot(key)]
     }
 
-    /// Puts `object` under `key` (nil: removes what is there); returns what was there.
-    func set(_ object: ManagedObject?, at key: Int64) -> ManagedObject? {
+    /// Puts `value` under `key` (nil: removes what is there); returns what was there.
+    func set(_ value: Value?, at key: Int64) -> Value? {
         let number = key >> Self.pageShift
         let page: Unmanaged<Page>
         if let recent, recent._withUnsafeGuaranteedRef({ $0.number == number }) {
@@ -59,7 +59,7 @@ final class KeyedObjects {
             if let found = pages[number] {
                 page = Unmanaged.passUnretained(found)
             } else {
-                guard object != nil else { return nil }
+                guard value != nil else { return nil }
                 let made = Page(number: number)
                 pages[number] = made
                 page = Unmanaged.passUnretained(made)
@@ -73,23 +73,23 @@ final class KeyedObjects {
         let previous = page._withUnsafeGuaranteedRef { page in
             let slot = Self.slot(key)
             let previous = page.slots[slot]
-            page.slots[slot] = object
-            page.count += (object == nil ? 0 : 1) - (previous == nil ? 0 : 1)
+            page.slots[slot] = value
+            page.count += (value == nil ? 0 : 1) - (previous == nil ? 0 : 1)
             return previous
         }
-        count += (object == nil ? 0 : 1) - (previous == nil ? 0 : 1)
+        count += (value == nil ? 0 : 1) - (previous == nil ? 0 : 1)
         return previous
     }
 
     /// How many pages are held (at most one of them empty).
     var pageCount: Int { pages.count }
 
-    /// Every object here, with its key.
-    func forEach(_ body: (Int64, ManagedObject) -> Void) {
+    /// Every value here, with its key.
+    func forEach(_ body: (Int64, Value) -> Void) {
         for page in pages.values {
             let base = page.number << Self.pageShift
-            for (slot, object) in page.slots.enumerated() {
-                if let object { body(base | Int64(slot), object) }
+            for (slot, value) in page.slots.enumerated() {
+                if let value { body(base | Int64(slot), value) }
             }
         }
     }
@@ -101,7 +101,7 @@ final class KeyedObjects {
     private final class Page {
         let number: Int64
         @exclusivity(unchecked) var count = 0
-        @exclusivity(unchecked) var slots = [ManagedObject?](repeating: nil, count: 1 << Int(KeyedObjects.pageShift))
+        @exclusivity(unchecked) var slots = [Value?](repeating: nil, count: 1 << Int(KeyedTable.pageShift))
         init(number: Int64) { self.number = number }
     }
 }
