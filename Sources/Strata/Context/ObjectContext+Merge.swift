@@ -162,7 +162,8 @@ extension ObjectContext {
                 return nil
             }
         }
-        for candidate in registry.all where !candidate.lifecycle.isFault && !gone.contains(ObjectIdentifier(candidate)) {
+        registry.forEachObject { candidate in
+            guard !candidate.lifecycle.isFault, !gone.contains(ObjectIdentifier(candidate)) else { return }
             for (index, value) in candidate.relationValues.enumerated() {
                 if let kept = without(value) { candidate.relationValues[index] = kept }
             }
@@ -196,9 +197,10 @@ extension ObjectContext {
             }
         }
         guard any else { return }
-        for object in registry.all where !object.lifecycle.isFault {
+        registry.forEachObject { object in
+            guard !object.lifecycle.isFault else { return }
             let entity = object.entity
-            guard toManys.indices.contains(entity.index) else { continue }   // every registered object's entity is the model's
+            guard toManys.indices.contains(entity.index) else { return }   // every registered object's entity is the model's
             for index in toManys[entity.index] where !object.changedProperties.contains(entity.attributes.count + index) {
                 if case .toMany = object.relationValues[index] { object.relationValues[index] = .unloaded }
             }
@@ -240,7 +242,8 @@ extension ObjectContext {
             earlier.detachFromContext()
         }
         if !displaced.isEmpty { substitute(displaced) }
-        for object in registry.all where !object.lifecycle.isFault {
+        registry.forEachObject { object in
+            guard !object.lifecycle.isFault else { return }
             for (index, value) in object.relationValues.enumerated() {
                 if case .toOneID(let id?) = value, let permanent = mapping[id] { object.relationValues[index] = .toOneID(permanent) }
             }
@@ -252,7 +255,8 @@ extension ObjectContext {
 
     /// Replaces references to displaced instances by the kept ones in every loaded relationship.
     private func substitute(_ displaced: [ObjectIdentifier: ManagedObject]) {
-        for candidate in registry.all where !candidate.lifecycle.isFault {
+        registry.forEachObject { candidate in
+            guard !candidate.lifecycle.isFault else { return }
             for (index, value) in candidate.relationValues.enumerated() {
                 switch value {
                 case .toOne(let target?):

@@ -114,6 +114,13 @@ struct ObjectRegistry {
         return objects
     }
 
+    /// Calls `body` with every registered object, walking the tables themselves instead of a
+    /// snapshot (no array of every object is made): `body` must not register or unregister
+    /// objects, nor run user code that might.
+    func forEachObject(_ body: (ManagedObject) -> Void) {
+        for case let table? in tables { table.forEach { _, object in body(object) } }
+    }
+
     /// Every registered object with the ID it is registered under (a snapshot).
     var entries: [(id: ObjectID, object: ManagedObject)] {
         var entries: [(id: ObjectID, object: ManagedObject)] = []
