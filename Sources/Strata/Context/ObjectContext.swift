@@ -547,7 +547,12 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         var attributes: [PropertyValue] = [], relations: [RelationValue] = []
         swap(&attributes, &row.attributes)
         swap(&relations, &row.relationValues)
-        let object = constructFetched(entity, ObjectCreation(objectID: id, attributeValues: attributes, relationValues: relations, isFault: false))
+        // The arrays are moved into the object after its construction: handed through
+        // `init(_:)`, each was retained and released again, and those two writes to arrays
+        // read long before (cold in the cache) were a fifth of a large fetch's samples.
+        let object = constructFetched(entity, ObjectCreation(objectID: id, attributeValues: [], relationValues: [], isFault: false))
+        object.attributeValues = consume attributes
+        object.relationValues = consume relations
         object.setOwner(self)
         object.rowVersion = row.version
         object.valueErrors = row.errors
@@ -569,8 +574,8 @@ public final class ObjectContext: @unchecked Sendable {  // safe: all mutable st
         var attributes: [PropertyValue] = [], relations: [RelationValue] = []
         swap(&attributes, &row.attributes)
         swap(&relations, &row.relationValues)
-        object.attributeValues = attributes
-        object.relationValues = relations
+        object.attributeValues = consume attributes
+        object.relationValues = consume relations
         object.rowVersion = row.version
         object.valueErrors = row.errors
         object.lifecycle.isFault = false
