@@ -49,6 +49,31 @@ import Testing
         try coordinator.close()
     }
 
+    /// A save's rename files the object under its permanent ID and remembers the pair: the
+    /// temporary ID still finds the object until the registry forgets temporary IDs.
+    @Test func aRenamedObjectIsFoundUnderBothIDsUntilTemporaryIDsAreForgotten() async throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try await makeStore(dir)
+        try await context.perform {
+            let note = try #require(testModel.entity(named: "Note"))
+            var registry = ObjectRegistry()
+            let object = context.insert(Note.self)
+            let temporary = ObjectID(entity: note, key: 1_000, isTemporary: true)
+            let permanent = ObjectID(entity: note, key: 7)
+            registry[temporary] = object
+            registry.rename(object, from: temporary, to: permanent)
+            #expect(registry[temporary] == nil && registry[permanent] === object && registry.count == 1)
+            #expect(registry.current(temporary) == permanent && registry.object(named: temporary) === object)
+            #expect(registry.rememberedCount == 1)
+            let other = ObjectID(entity: note, key: 1_001, isTemporary: true)
+            #expect(registry.unknown([temporary: permanent, other: ObjectID(entity: note, key: 8)]) == [other: ObjectID(entity: note, key: 8)])
+            registry.forgetTemporaryIDs()
+            #expect(registry.current(temporary) == temporary && registry.object(named: temporary) == nil)
+            #expect(registry.rememberedCount == 0 && registry[permanent] === object)
+        }
+        try coordinator.close()
+    }
+
     /// An emptied page goes once another page is used; the page in use stays while it is
     /// emptied and filled again in turn (a loop of one insert and one save).
     @Test func emptiedPagesGo() async throws {
