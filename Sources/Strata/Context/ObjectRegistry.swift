@@ -11,51 +11,23 @@
 /// let same = registry.object(named: temporaryID)   // after the ID became permanent too
 /// ```
 struct ObjectRegistry {
-    /// One table per entity and kind of ID (at `2 × (entity index + 1)`, +1 for temporary IDs):
-    /// finding an object by its ID is an index and a page, not a hash of the ID
-    /// (``KeyedTable``).
-    private var tables: [KeyedTable<ManagedObject>?] = []
-    /// The same tables, not counted (`tables` holds them): a lookup reads one without a retain
-    /// and a release.
-    private var unretainedTables: [Unmanaged<KeyedTable<ManagedObject>>?] = []
-    /// How many objects are registered.
-    private(set) var count = 0
+    /// One table of objects per entity and kind of ID (at ``tableIndex(_:)``): finding an
+    /// object by its ID is an index and a page, not a hash of the ID (``KeyedTable``).
+    private var objects = KeyedTables<ManagedObject>()
     /// Temporary IDs that became permanent here, by entity (at `entity index + 1`) and
     /// temporary key: a child may still name an object by its old temporary ID until it learns
     /// the new one. Kept by key like the objects: a save renames each object it inserted.
-    private var permanentIDs: [KeyedTable<ObjectID>?] = []
+    private var permanentIDs = KeyedTables<ObjectID>()
+
+    /// How many objects are registered.
+    var count: Int { objects.count }
     /// How many temporary IDs are remembered as having become permanent.
-    private(set) var rememberedCount = 0
+    var rememberedCount: Int { permanentIDs.count }
 
     /// The object registered under exactly `id`.
     subscript(id: ObjectID) -> ManagedObject? {
-        get {
-            let index = Self.tableIndex(id)
-            guard index < unretainedTables.count, let table = unretainedTables[index] else { return nil }
-            return table._withUnsafeGuaranteedRef { $0[id.key] }
-        }
-        set {
-            let index = Self.tableIndex(id)
-            let table: Unmanaged<KeyedTable<ManagedObject>>
-            if index < unretainedTables.count, let existing = unretainedTables[index] {
-                table = existing
-            } else {
-                guard newValue != nil else { return }
-                if index >= tables.count {
-                    tables += [KeyedTable<ManagedObject>?](repeating: nil, count: index + 1 - tables.count)
-                    unretainedTables += [Unmanaged<KeyedTable<ManagedObject>>?](repeating: nil, count: index + 1 - unretainedTables.count)
-                }
-                let made = KeyedTable<ManagedObject>(entity: id.entity, isTemporary: id.isTemporary)
-                tables[index] = made
-                table = Unmanaged.passUnretained(made)
-                unretainedTables[index] = table
-            }
-            count += table._withUnsafeGuaranteedRef { table in
-                let before = table.count
-                _ = table.set(newValue, at: id.key)
-                return table.count - before
-            }
-        }
+        get { objects.value(at: Self.tableIndex(id), key: id.key) }
+        set { objects.set(newValue, at: Self.tableIndex(id), key: id.key, making: KeyedTable(entity: id.entity, isTemporary: id.isTemporary)) }
     }
 
     /// Whether an object of the entity at `index` is registered (a merge can tell in
@@ -63,10 +35,11 @@ struct ObjectRegistry {
     /// object for).
     func holds(entityAt index: Int) -> Bool {
         let first = 2 * (index + 1)
-        return (first...first + 1).contains { $0 >= 0 && $0 < tables.count && (tables[$0]?.count ?? 0) > 0 }
+        return (first...first + 1).contains { (objects.table(at: $0)?.count ?? 0) > 0 }
     }
 
-    /// Where `id`'s table is in ``tables`` (an entity not in a model yet, numbered -1, first).
+    /// Where `id`'s table of objects is (an entity not in a model yet, numbered -1, first;
+    /// temporary IDs after permanent ones).
     @inline(__always)
     private static func tableIndex(_ id: ObjectID) -> Int {
         2 * (id.entity.index + 1) + (id.isTemporary ? 1 : 0)
@@ -79,26 +52,12 @@ struct ObjectRegistry {
 
     /// The permanent ID temporary `id` became here, if it is remembered.
     func permanentID(of id: ObjectID) -> ObjectID? {
-        let index = id.entity.index + 1
-        guard index >= 0, index < permanentIDs.count, let table = permanentIDs[index] else { return nil }
-        return table[id.key]
+        permanentIDs.value(at: id.entity.index + 1, key: id.key)
     }
 
     /// Remembers that temporary `id` became `permanent`.
     private mutating func remember(_ id: ObjectID, as permanent: ObjectID) {
-        let index = id.entity.index + 1
-        guard index >= 0 else { return }
-        if index >= permanentIDs.count { permanentIDs += [KeyedTable<ObjectID>?](repeating: nil, count: index + 1 - permanentIDs.count) }
-        let table: KeyedTable<ObjectID>
-        if let existing = permanentIDs[index] {
-            table = existing
-        } else {
-            table = KeyedTable(entity: id.entity, isTemporary: true)
-            permanentIDs[index] = table
-        }
-        let before = table.count
-        _ = table.set(permanent, at: id.key)
-        rememberedCount += table.count - before
+        permanentIDs.set(permanent, at: id.entity.index + 1, key: id.key, making: KeyedTable(entity: id.entity, isTemporary: true))
     }
 
     /// The object `id` names, following a temporary ID to its permanent one.
@@ -108,24 +67,24 @@ struct ObjectRegistry {
 
     /// Every registered object (a snapshot: the registry may change while it is walked).
     var all: [ManagedObject] {
-        var objects: [ManagedObject] = []
-        objects.reserveCapacity(count)
-        for case let table? in tables { table.forEach { _, object in objects.append(object) } }
-        return objects
+        var all: [ManagedObject] = []
+        all.reserveCapacity(count)
+        forEachObject { all.append($0) }
+        return all
     }
 
     /// Calls `body` with every registered object, walking the tables themselves instead of a
     /// snapshot (no array of every object is made): `body` must not register or unregister
     /// objects, nor run user code that might.
     func forEachObject(_ body: (ManagedObject) -> Void) {
-        for case let table? in tables { table.forEach { _, object in body(object) } }
+        objects.forEachTable { table in table.forEach { _, object in body(object) } }
     }
 
     /// Every registered object with the ID it is registered under (a snapshot).
     var entries: [(id: ObjectID, object: ManagedObject)] {
         var entries: [(id: ObjectID, object: ManagedObject)] = []
         entries.reserveCapacity(count)
-        for case let table? in tables {
+        objects.forEachTable { table in
             table.forEach { key, object in entries.append((ObjectID(entity: table.entity, key: key, isTemporary: table.isTemporary), object)) }
         }
         return entries
@@ -134,7 +93,8 @@ struct ObjectRegistry {
     /// The IDs registered of the entities whose indexes `entities` holds.
     func ids(ofEntities entities: Set<Int>) -> Set<ObjectID> {
         var ids: Set<ObjectID> = []
-        for case let table? in tables where entities.contains(table.entity.index) {
+        objects.forEachTable { table in
+            guard entities.contains(table.entity.index) else { return }
             table.forEach { key, _ in ids.insert(ObjectID(entity: table.entity, key: key, isTemporary: table.isTemporary)) }
         }
         return ids
@@ -142,11 +102,7 @@ struct ObjectRegistry {
 
     /// Unregisters every object and returns them.
     mutating func removeAll() -> [ManagedObject] {
-        defer {
-            unretainedTables.removeAll()
-            tables.removeAll()
-            count = 0
-        }
+        defer { objects.removeAll() }
         return all
     }
 
@@ -156,7 +112,8 @@ struct ObjectRegistry {
     func registeredEntries(of mapping: [ObjectID: ObjectID]) -> [ObjectID: ObjectID] {
         guard count < mapping.count else { return mapping.filter { self[$0.key] != nil } }
         var held: [ObjectID: ObjectID] = [:]
-        for case let table? in tables where table.isTemporary {
+        objects.forEachTable { table in
+            guard table.isTemporary else { return }
             table.forEach { key, _ in
                 let id = ObjectID(entity: table.entity, key: key, isTemporary: true)
                 if let permanent = mapping[id] { held[id] = permanent }
@@ -176,10 +133,7 @@ struct ObjectRegistry {
     }
 
     /// Forgets every temporary ID (nothing will name objects by them any more).
-    mutating func forgetTemporaryIDs() {
-        permanentIDs.removeAll()
-        rememberedCount = 0
-    }
+    mutating func forgetTemporaryIDs() { permanentIDs.removeAll() }
 
     /// Re-files a just-saved object under the permanent ID the store gave it.
     mutating func rename(_ object: ManagedObject, from temporary: ObjectID, to permanent: ObjectID) {
