@@ -78,8 +78,8 @@ import Testing
         let piece = try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10) }
         #expect(piece.count == 2)
         let byKey = Dictionary(uniqueKeysWithValues: piece.map { ($0.0, $0) })
-        #expect(byKey[a]?.cells["name"] == [1])
-        #expect(byKey[b]?.cells["name"] == [2])
+        #expect(byKey[a]?.cells["name"]?.value == [1])
+        #expect(byKey[b]?.cells["name"]?.value == [2])
         #expect(byKey[b]?.members["books"] == [ByteIdentifier("book-1")])
         #expect(byKey[a]?.members.isEmpty == true)
     }

@@ -132,10 +132,13 @@ struct EventPayload: Hashable, Sendable {
         let pieceSize = max(1, min(piece, recordCount))
         var records: [StampedRecord] = []
         records.reserveCapacity(pieceSize)
+        // A file lists an object's records together: their identifier is read into one string.
+        var lastGid: String?
         for _ in 0..<recordCount {
             guard let rawKind = reader.read(UInt8.self), let kind = Kind(rawValue: rawKind),
                   let stampRaw = reader.readVarint(), let s = Int(exactly: stampRaw), s < stamps.count,
-                  let entity = name(reader.readVarint()), let gid = reader.readString() else { throw damaged("record") }
+                  let entity = name(reader.readVarint()), let gid = reader.readString(reusing: lastGid) else { throw damaged("record") }
+            lastGid = gid
             let key = GlobalObjectKey(entity: entity, gid: gid)
             let record: EventRecord
             switch kind {

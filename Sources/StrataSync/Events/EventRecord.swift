@@ -14,6 +14,13 @@ enum EventRecord: Hashable, Sendable {
         case .insert(let key), .delete(let key), .cell(let key, _, _), .member(let key, _, _, _): key
         }
     }
+
+    /// Whether the record is of `key`'s object (``object`` without a copy of the key).
+    func isOf(_ key: GlobalObjectKey) -> Bool {
+        switch self {
+        case .insert(let mine), .delete(let mine), .cell(let mine, _, _), .member(let mine, _, _, _): mine == key
+        }
+    }
 }
 
 /// A record with the stamp it was made at.

@@ -38,10 +38,12 @@ struct StoreMaterializer: Sendable {
         var deferred = false
     }
 
-    /// A relationship's target: its global key and, if it has one, its row in the store.
+    /// A relationship's target: its global key, its row in the store if it has one, and its
+    /// place in the piece's ``Piece/planned`` when the piece writes it.
     struct Target: Sendable {
         var key: GlobalObjectKey
         var localKey: Int64?
+        var position: Int? = nil
     }
 
     /// What a materialization did.
@@ -76,13 +78,20 @@ struct StoreMaterializer: Sendable {
     func plan(after cursor: GlobalObjectKey?, limit: Int, isLastPass: Bool) throws(SyncError) -> Piece {
         try state.write { tx in
             let dirty = try tx.dirtyObjectsWithValues(after: cursor, limit: max(1, limit))
+            // The piece's own objects, found by key, with their places in `planned` (an object
+            // of an entity the model lacks is not planned). A deleted one is no target.
             var targets: [GlobalObjectKey: Target?] = [:]
-            for (key, object, _, _) in dirty { targets[key] = object.exists ? Target(key: key, localKey: object.localKey) : .some(nil) }
-            let pieceKeys = Set(targets.keys)
+            targets.reserveCapacity(dirty.count)
+            var position = 0
+            for (key, object, _, _) in dirty {
+                guard model.entities[key.entity] != nil else { continue }
+                targets[key] = object.exists ? Target(key: key, localKey: object.localKey, position: position) : .some(nil)
+                position += 1
+            }
             var linksAhead = false
             func target(_ key: GlobalObjectKey) throws -> Target? {
                 if let known = targets[key] {
-                    if !pieceKeys.contains(key), let known, known.localKey == nil { linksAhead = true }
+                    if let known, known.position == nil, known.localKey == nil { linksAhead = true }
                     return known
                 }
                 let found = try tx.object(key).flatMap { $0.exists ? Target(key: key, localKey: $0.localKey) : nil }
@@ -100,14 +109,18 @@ struct StoreMaterializer: Sendable {
             }
             var planned: [Planned] = []
             planned.reserveCapacity(dirty.count)
+            var entityPlan: SyncModel.EntityPlan?   // the last object's: a piece is mostly one entity's
             for (key, object, cells, members) in dirty {
-                guard let plan = model.entities[key.entity] else { continue }
+                if entityPlan.map({ UTF8Order.compare($0.entity.name, key.entity) != 0 }) ?? true { entityPlan = model.entities[key.entity] }
+                guard let plan = entityPlan else { continue }
                 linksAhead = false
                 var item = Planned(key: key, localKey: object.localKey, exists: object.exists)
                 guard object.exists else { planned.append(item); continue }
-                for attribute in plan.attributes {
-                    guard let bytes = cells[attribute.name], case .attribute(let value)? = CellValue.decode(bytes, attribute: attribute) else { continue }
-                    item.attributes.append((attribute.name, value))
+                item.attributes.reserveCapacity(plan.attributes.count)
+                for index in plan.attributes.indices {
+                    guard let cell = cells[plan.attributes[index].name],
+                          case .attribute(let value)? = CellValue.decode(cell.value, attribute: plan.attributes[index]) else { continue }
+                    item.attributes.append((plan.attributes[index].name, value))
                 }
                 // A link whose target has no row to point at (deleted, unknown, or created by a
                 // later piece of the last pass) is left out of the store: noted, so the
@@ -117,18 +130,18 @@ struct StoreMaterializer: Sendable {
                     // goes and an object of a sibling entity takes the identifier, its row
                     // still finds the note (rows look under their entity's superentities too).
                     let found = try target(gid, in: destination)
-                    let waiting = found.map { isLastPass && $0.localKey == nil && !pieceKeys.contains($0.key) } ?? true
+                    let waiting = found.map { isLastPass && $0.localKey == nil && $0.position == nil } ?? true
                     if waiting { try tx.noteDanglingLink(to: GlobalObjectKey(entity: destination, gid: gid), from: item.key) }
                     return found
                 }
                 for relationship in plan.toOnes {
-                    guard let bytes = cells[relationship.name], case .reference(let gid)? = CellValue.decode(bytes, attribute: nil) else { continue }
+                    guard let cell = cells[relationship.name], case .reference(let gid)? = CellValue.decode(cell.value, attribute: nil) else { continue }
                     item.toOnes.append((relationship.name, try gid.flatMap { try link($0, in: relationship.destination) }))
                 }
                 for relationship in plan.toManys {
                     let present = members[relationship.name] ?? []
                     var order: [String] = []
-                    if relationship.isOrdered, let bytes = cells[relationship.name], case .order(let listed)? = CellValue.decode(bytes, attribute: nil) {
+                    if relationship.isOrdered, let cell = cells[relationship.name], case .order(let listed)? = CellValue.decode(cell.value, attribute: nil) {
                         var seen: Set<ByteIdentifier> = []
                         order = listed.filter { present.contains(ByteIdentifier($0)) && seen.insert(ByteIdentifier($0)).inserted }
                     }
@@ -267,21 +280,23 @@ struct StoreMaterializer: Sendable {
     /// Runs on the context's queue.
     private static func write(_ planned: [Planned], in context: ObjectContext, model: SyncModel, state: SyncState) throws -> Written {
         var written = Written()
-        var objects: [GlobalObjectKey: ManagedObject] = [:]
+        // By place in `planned` (a target in the piece knows its place: no hashing of keys).
+        var objects = [ManagedObject?](repeating: nil, count: planned.count)
         var created: [(GlobalObjectKey, ManagedObject)] = []
         let existingIDs = planned.compactMap { item -> ObjectID? in
             guard let row = item.localKey, let entity = model.entities[item.key.entity]?.entity else { return nil }
             return ObjectID(entity: entity, primaryKey: row)
         }
         _ = context.objects(with: existingIDs)
-        for item in planned where item.exists {
-            guard let entity = model.entities[item.key.entity]?.entity else { continue }
-            if let row = item.localKey, let object = try? context.existingObject(with: ObjectID(entity: entity, primaryKey: row)) {
-                objects[item.key] = object
+        for position in planned.indices where planned[position].exists {
+            let key = planned[position].key
+            guard let entity = model.entities[key.entity]?.entity else { continue }
+            if let row = planned[position].localKey, let object = try? context.existingObject(with: ObjectID(entity: entity, primaryKey: row)) {
+                objects[position] = object
             } else {
                 let object = try context.insert(entityNamed: entity.name)
-                objects[item.key] = object
-                created.append((item.key, object))
+                objects[position] = object
+                created.append((key, object))
             }
         }
         try context.obtainPermanentIDs(for: created.map(\.1))
@@ -289,21 +304,21 @@ struct StoreMaterializer: Sendable {
         try state.write { tx in for (key, row) in reserved { try tx.reserve(key, localKey: row) } }
 
         func resolve(_ target: Target) -> ManagedObject? {
-            if let object = objects[target.key] { return object }
+            if let position = target.position, let object = objects[position] { return object }
             guard let row = target.localKey, let entity = model.entities[target.key.entity]?.entity else { return nil }
             return context.object(with: ObjectID(entity: entity, primaryKey: row))
         }
-        for item in planned where item.exists {
-            guard let object = objects[item.key] else { continue }
+        for position in planned.indices {
+            guard let object = objects[position] else { continue }
             // Setting a value the object holds changes nothing (no change is recorded).
-            for (name, value) in item.attributes { try object.setValue(value, forKey: name) }
-            for (name, target) in item.toOnes {
+            for (name, value) in planned[position].attributes { try object.setValue(value, forKey: name) }
+            for (name, target) in planned[position].toOnes {
                 let resolved = target.flatMap(resolve)
                 let current = object.primitiveValue(forKey: name)
                 let wanted: PropertyValue = resolved.map { .objectID($0.objectID) } ?? .null
                 if current != wanted { try object.setValue(resolved, forKey: name) }
             }
-            for (name, targets, ordered) in item.toManys {
+            for (name, targets, ordered) in planned[position].toManys {
                 let resolved = targets.compactMap(resolve)
                 let wanted = resolved.map(\.objectID)
                 guard case .objectIDs(let current) = object.primitiveValue(forKey: name) else { continue }
@@ -312,10 +327,11 @@ struct StoreMaterializer: Sendable {
                 }
             }
         }
-        for item in planned where !item.exists {
-            guard let row = item.localKey, let entity = model.entities[item.key.entity]?.entity else { continue }
+        for position in planned.indices where !planned[position].exists {
+            let key = planned[position].key
+            guard let row = planned[position].localKey, let entity = model.entities[key.entity]?.entity else { continue }
             if let object = try? context.existingObject(with: ObjectID(entity: entity, primaryKey: row)) { context.delete(object) }
-            written.deleted.append(item.key)
+            written.deleted.append(key)
         }
         do {
             try context.save()
@@ -326,7 +342,7 @@ struct StoreMaterializer: Sendable {
         // The reserved rows: an object given its permanent ID before the save cannot become
         // another row (a stored unique value it meets is a conflict).
         written.created = reserved
-        written.kept = Set(objects.values.map(\.objectID))
+        written.kept = Set(objects.lazy.compactMap { $0?.objectID })
         return written
     }
 }

@@ -25,6 +25,8 @@ enum UTF8Order {
     static func precedes(_ a: String, _ b: String) -> Bool { compare(a, b) < 0 }
 
     private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        // One string's storage (a decoded file shares an object's identifier between its records).
+        if a.baseAddress == b.baseAddress && a.count == b.count { return 0 }
         let common = min(a.count, b.count)
         if common > 0, let first = a.baseAddress, let second = b.baseAddress {
             let order = memcmp(first, second, common)

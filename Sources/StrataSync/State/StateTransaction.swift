@@ -131,14 +131,14 @@ struct StateTransaction {
     /// in global order, with what the state says of each, its cells and its present members:
     /// four statements per piece, whatever its size. Runs in a write transaction (the piece's
     /// keys go to a temporary table of this connection).
-    func dirtyObjectsWithValues(after cursor: GlobalObjectKey?, limit: Int) throws -> [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<ByteIdentifier>])] {
+    func dirtyObjectsWithValues(after cursor: GlobalObjectKey?, limit: Int) throws -> [(GlobalObjectKey, ObjectState, cells: PackedCells, members: [String: Set<ByteIdentifier>])] {
         try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS piece (entity TEXT NOT NULL, gid TEXT NOT NULL, PRIMARY KEY (entity, gid)) WITHOUT ROWID")
         try db.execute(sql: "DELETE FROM temp.piece")
         // The partial index objects_dirty_keys serves the range and the order.
         try db.execute(sql: """
             INSERT INTO temp.piece SELECT entity, gid FROM objects WHERE dirty = 1 AND (entity, gid) > (?, ?) ORDER BY entity, gid LIMIT ?
             """, arguments: [cursor?.entity ?? "", cursor?.gid ?? "", limit])
-        var dirty: [(GlobalObjectKey, ObjectState, cells: [String: [UInt8]], members: [String: Set<ByteIdentifier>])] = []
+        var dirty: [(GlobalObjectKey, ObjectState, cells: PackedCells, members: [String: Set<ByteIdentifier>])] = []
         dirty.reserveCapacity(limit)
         // CROSS JOIN keeps the order: the piece's keys first (in key order), then their rows by key.
         let objects = RawBinding(try db.cachedStatement(sql: """
@@ -149,7 +149,7 @@ struct StateTransaction {
         while try objects.step(db) {
             let key = GlobalObjectKey(entity: objects.text(0), gid: objects.text(1))
             let state = ObjectState(localKey: objects.isNull(2) ? nil : objects.int64(2), exists: objects.int64(3) != 0)
-            let cells = try Self.unpack(objects.isNull(4) ? nil : objects.bytes(4), key).values
+            let cells = try Self.unpack(objects.isNull(4) ? nil : objects.bytes(4), key)
             if let last = dirty.last?.0, !(last < key) { inOrder = false }
             dirty.append((key, state, cells, [:]))
         }
@@ -251,16 +251,7 @@ struct StateTransaction {
         // Runs of one object's records, merged in key order: the state's B-trees are walked
         // forward, not at random (at 100 000 objects, random order costs several times more).
         // Records of different objects never interact; one object's runs keep their order.
-        var runs: [(key: GlobalObjectKey, range: Range<Int>)] = []
-        var start = records.startIndex
-        while start < records.endIndex {
-            let key = records[start].record.object
-            var end = start + 1
-            while end < records.endIndex, records[end].record.object == key { end += 1 }
-            runs.append((key, start..<end))
-            start = end
-        }
-        runs.sort { $0.key != $1.key ? $0.key < $1.key : $0.range.lowerBound < $1.range.lowerBound }
+        let runs = MergeRun.inKeyOrder(records)
         var changed = 0
         for run in runs { changed += try merge(records[run.range], of: run.key, dirty: dirty, statements) }
         return changed
