@@ -43,8 +43,9 @@ import Testing
         // recovery must come first or the rows would get new identifiers).
         let state = try await b.ensemble.requireState()
         let moved = try state.write { tx in
-            try tx.db.execute(sql: "INSERT INTO reserved SELECT entity, gid, local_key FROM objects WHERE local_key IS NOT NULL")
-            try tx.db.execute(sql: "UPDATE objects SET local_key = NULL, dirty = 1 WHERE local_key IS NOT NULL")
+            try tx.db.execute(sql: "INSERT INTO reserved SELECT entity, gid, local_key FROM locals")
+            try tx.db.execute(sql: "INSERT OR IGNORE INTO dirty SELECT entity, gid FROM locals")
+            try tx.db.execute(sql: "DELETE FROM locals")
             let moved = tx.db.changesCount
             try tx.setMeta("historyToken", token)
             return moved
@@ -56,7 +57,10 @@ import Testing
         #expect(try await b.count("Book") == 3)
         #expect(try await b.count("Author") == 1)
         #expect(try state.read { tx in try tx.reservations() }.isEmpty)
-        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "SELECT count(*) FROM objects WHERE local_key IS NULL OR dirty = 1") } == 0)
+        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: """
+            SELECT (SELECT count(*) FROM objects o WHERE NOT EXISTS (SELECT 1 FROM locals l WHERE l.entity = o.entity AND l.gid = o.gid))
+                + (SELECT count(*) FROM dirty)
+            """) } == 0)
         try await a.ensemble.sync()
         #expect(try await a.dump() == b.dump())
         #expect(try await a.count("Book") == 3, "the recovery exported nothing that duplicates on a")
@@ -69,8 +73,9 @@ import Testing
         let (a, b, token) = try await Self.mergedPair()
         let state = try await b.ensemble.requireState()
         try state.write { tx in
-            try tx.db.execute(sql: "INSERT INTO reserved SELECT entity, gid, local_key FROM objects WHERE local_key IS NOT NULL")
-            try tx.db.execute(sql: "UPDATE objects SET local_key = NULL, dirty = 1 WHERE local_key IS NOT NULL")
+            try tx.db.execute(sql: "INSERT INTO reserved SELECT entity, gid, local_key FROM locals")
+            try tx.db.execute(sql: "INSERT OR IGNORE INTO dirty SELECT entity, gid FROM locals")
+            try tx.db.execute(sql: "DELETE FROM locals")
             try tx.setMeta("historyToken", token)
         }
         try await b.edit { context in
@@ -115,7 +120,7 @@ import Testing
         let state = try await b.ensemble.requireState()
         // A book whose save never happened: reserved at a row the store does not have.
         let book = try state.read { tx in
-            try Row.fetchOne(tx.db, sql: "SELECT entity, gid, local_key FROM objects WHERE entity = 'Book' LIMIT 1")
+            try Row.fetchOne(tx.db, sql: "SELECT entity, gid, local_key FROM locals WHERE entity = 'Book' LIMIT 1")
         }
         let key = GlobalObjectKey(entity: try #require(book)[0], gid: try #require(book)[1])
         try state.write { tx in try tx.reserve(key, localKey: 999_999) }
@@ -126,7 +131,7 @@ import Testing
         #expect(try state.read { tx in try tx.reservations() }.isEmpty)
         let after = try #require(try state.read { tx in try tx.object(key) })
         #expect(after.localKey == book?[2], "the row it had is kept")
-        #expect(try state.read { tx in try Bool.fetchOne(tx.db, sql: "SELECT dirty FROM objects WHERE entity = ? AND gid = ?", arguments: [key.entity, key.gid]) } == true)
+        #expect(try state.read { tx in try Bool.fetchOne(tx.db, sql: "SELECT EXISTS (SELECT 1 FROM dirty WHERE entity = ? AND gid = ?)", arguments: [key.entity, key.gid]) } == true)
         // The next sync writes it again, onto its row.
         try await b.ensemble.sync()
         #expect(try await b.count("Book") == 3)
@@ -148,7 +153,10 @@ import Testing
         }
         func row(_ key: GlobalObjectKey) throws -> (Int64?, Bool) {
             let found = try state.read { tx in
-                try Row.fetchOne(tx.db, sql: "SELECT local_key, dirty FROM objects WHERE entity = ? AND gid = ?", arguments: [key.entity, key.gid])
+                try Row.fetchOne(tx.db, sql: """
+                    SELECT l.local_key, EXISTS (SELECT 1 FROM dirty d WHERE d.entity = o.entity AND d.gid = o.gid)
+                    FROM objects o LEFT JOIN locals l ON l.entity = o.entity AND l.gid = o.gid WHERE o.entity = ? AND o.gid = ?
+                    """, arguments: [key.entity, key.gid])
             }
             return (found?[0], found?[1] ?? false)
         }

@@ -5,8 +5,9 @@ import Testing
 
 /// The state file's schema: a schema 1 file (one `cells` row per property) is migrated in
 /// place (cells packed per object), keeping every cell and stamp; a schema 2 file's rows
-/// reserved for a save in flight (`pending`) become schema 3 reservations; damaged packed
-/// cells are a typed error, not a crash.
+/// reserved for a save in flight (`pending`) become schema 3 reservations; a schema 3 file's
+/// rows and dirty flags move to schema 4's `locals` and `dirty`; damaged packed cells are a
+/// typed error, not a crash.
 @Suite struct SyncStateSchemaTests {
     static let book = GlobalObjectKey(entity: "Book", gid: "b1")
 
@@ -91,6 +92,53 @@ import Testing
         let columns = try state.read { tx in try Row.fetchAll(tx.db, sql: "PRAGMA table_info(objects)").map { $0["name"] as String } }
         #expect(!columns.contains("pending"))
         #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
+    }
+
+    /// Writes a schema 3 state at `url`: Book b1 at row 7 (clean), b2 at row 8 and b3 without
+    /// a row (both dirty), and b4 reserved at row 9.
+    static func writeVersion3(at url: URL) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER,
+                    ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
+                    cells BLOB, PRIMARY KEY (entity, gid)) WITHOUT ROWID
+                """)
+            try db.execute(sql: "CREATE UNIQUE INDEX objects_by_local ON objects (entity, local_key) WHERE local_key IS NOT NULL")
+            try db.execute(sql: "CREATE INDEX objects_dirty_keys ON objects (entity, gid) WHERE dirty = 1")
+            try db.execute(sql: SyncStateSchema.reservedTable)
+            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b1', 7, 0, 3, 10, 'PEER')")
+            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b2', 8, 1, 3, 10, 'PEER')")
+            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b3', NULL, 1, 3, 10, 'PEER')")
+            try db.execute(sql: "INSERT INTO objects (entity, gid, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b4', 1, 3, 10, 'PEER')")
+            try db.execute(sql: "INSERT INTO reserved VALUES ('Book', 'b4', 9)")
+            try db.execute(sql: "PRAGMA user_version = 3")
+        }
+        try queue.close()
+    }
+
+    @Test func aVersion3StatesRowsAndDirtyFlagsMoveToTheirTables() throws {
+        let folder = TemporaryFolder()
+        let url = folder.url.appending(path: "state.sqlite")
+        try Self.writeVersion3(at: url)
+        let state = try SyncState(url: url)
+        defer { try? state.close() }
+        func key(_ gid: String) -> GlobalObjectKey { GlobalObjectKey(entity: "Book", gid: gid) }
+        #expect(try state.read { tx in try tx.object(key("b1"))?.localKey } == 7)
+        #expect(try state.read { tx in try tx.object(key("b2"))?.localKey } == 8)
+        #expect(try state.read { tx in try tx.object(key("b3")).map { $0.localKey == nil && $0.exists } } == true)
+        #expect(try state.read { tx in try tx.gid(entity: "Book", localKey: 8) } == "b2")
+        #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [key("b2"), key("b3"), key("b4")])
+        #expect(try state.read { tx in try tx.reservations() }.map(\.1) == [9])
+        let columns = try state.read { tx in try Row.fetchAll(tx.db, sql: "PRAGMA table_info(objects)").map { $0["name"] as String } }
+        #expect(!columns.contains("local_key") && !columns.contains("dirty"))
+        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
+        // The unique row per entity still holds: another object cannot take row 7.
+        #expect(throws: (any Error).self) { try state.write { tx in try tx.setLocalKey(key("b3"), 7) } }
+        // Settling the reservation gives b4 its row and cleans it.
+        try state.write { tx in try tx.settle(reserved: [key("b4")], clean: [key("b4")]) }
+        #expect(try state.read { tx in try tx.object(key("b4"))?.localKey } == 9)
+        #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [key("b2"), key("b3")])
     }
 
     @Test func damagedPackedCellsAreACorruptStateError() throws {

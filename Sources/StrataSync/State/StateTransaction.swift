@@ -27,13 +27,15 @@ struct StateTransaction {
 
     /// The global identifier of the store's row `localKey` of `entity`, if the ensemble knows it.
     func gid(entity: String, localKey: Int64) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT gid FROM objects WHERE entity = ? AND local_key = ?"), arguments: [entity, localKey])
+        try String.fetchOne(db.cachedStatement(sql: "SELECT gid FROM locals WHERE entity = ? AND local_key = ?"), arguments: [entity, localKey])
     }
 
     /// What the state says of one object: whether it is known, exists, and its row.
     func object(_ key: GlobalObjectKey) throws -> ObjectState? {
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT local_key, \(Self.existsSQL) FROM objects WHERE entity = ? AND gid = ?"),
-                                   arguments: [key.entity, key.gid])
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT l.local_key, \(Self.existsSQL) FROM objects o LEFT JOIN locals l ON l.entity = o.entity AND l.gid = o.gid
+            WHERE o.entity = ? AND o.gid = ?
+            """), arguments: [key.entity, key.gid])
         return row.map { ObjectState(localKey: $0[0], exists: $0[1]) }
     }
 
@@ -54,13 +56,27 @@ struct StateTransaction {
         return false
     }
 
+    /// Notes `key`'s row in the store (`nil`: it has none). The state knows the object from
+    /// then on. Another object of the entity holding that row is an error (a unique index).
     func setLocalKey(_ key: GlobalObjectKey, _ localKey: Int64?) throws {
+        guard let localKey else {
+            var forget = RawBinding(try db.cachedStatement(sql: "DELETE FROM locals WHERE entity = ? AND gid = ?"))
+            forget.bind(key.entity); forget.bind(key.gid)
+            _ = try forget.run(db)
+            return
+        }
+        try know(key)
         var binding = RawBinding(try db.cachedStatement(sql: """
-            INSERT INTO objects (entity, gid, local_key) VALUES (?, ?, ?)
-            ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key
+            INSERT INTO locals (entity, gid, local_key) VALUES (?, ?, ?) ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key
             """))
+        binding.bind(key.entity); binding.bind(key.gid); binding.bind(localKey)
+        _ = try binding.run(db)
+    }
+
+    /// Gives `key` a row in `objects` if it has none (no stamps, no cells: not existing).
+    private func know(_ key: GlobalObjectKey) throws {
+        var binding = RawBinding(try db.cachedStatement(sql: "INSERT OR IGNORE INTO objects (entity, gid) VALUES (?, ?)"))
         binding.bind(key.entity); binding.bind(key.gid)
-        if let localKey { binding.bind(localKey) } else { binding.bindNull() }
         _ = try binding.run(db)
     }
 
@@ -88,19 +104,18 @@ struct StateTransaction {
     /// Records a merge's save: every reserved object (`reserved`, the keys ``reserve(_:localKey:)``
     /// noted for this save) takes its row, `clean`'s objects are up to date in the store (a
     /// reserved object left out of it keeps its row and stays dirty), and no reservation is
-    /// left. One write of each object's row (a deferred one's twice); the reserved objects' rows
-    /// in one statement, not one per object (a backlog settles tens of thousands).
+    /// left. The objects' cells are not rewritten (schema 4): the reserved objects' rows go to
+    /// `locals` and their marks leave `dirty` in two statements, not two per object (a backlog
+    /// settles tens of thousands).
     func settle(reserved: [GlobalObjectKey], clean: [GlobalObjectKey]) throws {
+        // (`WHERE true` tells SQLite's parser that ON CONFLICT is the upsert's, not the join's.)
         try db.execute(sql: """
-            UPDATE objects SET local_key = r.local_key, dirty = 0 FROM reserved r WHERE objects.entity = r.entity AND objects.gid = r.gid
+            INSERT INTO locals (entity, gid, local_key) SELECT entity, gid, local_key FROM reserved WHERE true
+            ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key
             """)
+        try db.execute(sql: "DELETE FROM dirty WHERE (entity, gid) IN (SELECT entity, gid FROM reserved)")
         let cleanKeys = Set(clean)
-        let stillDirty = try db.cachedStatement(sql: "UPDATE objects SET dirty = 1 WHERE entity = ? AND gid = ?")
-        for key in reserved where !cleanKeys.contains(key) {
-            var binding = RawBinding(stillDirty)
-            binding.bind(key.entity); binding.bind(key.gid)
-            _ = try binding.run(db)
-        }
+        for key in reserved where !cleanKeys.contains(key) { try markDirty(key) }
         let reservedKeys = Set(reserved)
         try clearDirty(reservedKeys.isEmpty ? clean : clean.filter { !reservedKeys.contains($0) })
         try clearReservations()
@@ -134,15 +149,16 @@ struct StateTransaction {
     func dirtyObjectsWithValues(after cursor: GlobalObjectKey?, limit: Int) throws -> [(GlobalObjectKey, ObjectState, cells: PackedCells, members: [String: Set<ByteIdentifier>])] {
         try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS piece (entity TEXT NOT NULL, gid TEXT NOT NULL, PRIMARY KEY (entity, gid)) WITHOUT ROWID")
         try db.execute(sql: "DELETE FROM temp.piece")
-        // The partial index objects_dirty_keys serves the range and the order.
+        // The dirty table's key serves the range and the order.
         try db.execute(sql: """
-            INSERT INTO temp.piece SELECT entity, gid FROM objects WHERE dirty = 1 AND (entity, gid) > (?, ?) ORDER BY entity, gid LIMIT ?
+            INSERT INTO temp.piece SELECT entity, gid FROM dirty WHERE (entity, gid) > (?, ?) ORDER BY entity, gid LIMIT ?
             """, arguments: [cursor?.entity ?? "", cursor?.gid ?? "", limit])
         var dirty: [(GlobalObjectKey, ObjectState, cells: PackedCells, members: [String: Set<ByteIdentifier>])] = []
         dirty.reserveCapacity(limit)
         // CROSS JOIN keeps the order: the piece's keys first (in key order), then their rows by key.
         let objects = RawBinding(try db.cachedStatement(sql: """
-            SELECT o.entity, o.gid, local_key, \(Self.existsSQL), cells FROM temp.piece p CROSS JOIN objects o ON o.entity = p.entity AND o.gid = p.gid
+            SELECT o.entity, o.gid, l.local_key, \(Self.existsSQL), cells FROM temp.piece p CROSS JOIN objects o ON o.entity = p.entity AND o.gid = p.gid
+            LEFT JOIN locals l ON l.entity = o.entity AND l.gid = o.gid
             """))
         defer { objects.reset() }   // also when a row's cells do not unpack
         var inOrder = true
@@ -170,7 +186,7 @@ struct StateTransaction {
 
     /// Marks `keys` clean (after a merge's save wrote them).
     func clearDirty(_ keys: [GlobalObjectKey]) throws {
-        let statement = try db.cachedStatement(sql: "UPDATE objects SET dirty = 0 WHERE entity = ? AND gid = ?")
+        let statement = try db.cachedStatement(sql: "DELETE FROM dirty WHERE entity = ? AND gid = ?")
         for key in keys {
             var binding = RawBinding(statement)
             binding.bind(key.entity); binding.bind(key.gid)
@@ -178,16 +194,19 @@ struct StateTransaction {
         }
     }
 
+    /// Marks `key` dirty (the state knows it from then on).
     func markDirty(_ key: GlobalObjectKey) throws {
-        try db.cachedStatement(sql: "INSERT INTO objects (entity, gid, dirty) VALUES (?, ?, 1) ON CONFLICT (entity, gid) DO UPDATE SET dirty = 1").execute(
-                       arguments: [key.entity, key.gid])
+        try know(key)
+        var binding = RawBinding(try db.cachedStatement(sql: "INSERT OR IGNORE INTO dirty (entity, gid) VALUES (?, ?)"))
+        binding.bind(key.entity); binding.bind(key.gid)
+        _ = try binding.run(db)
     }
 
     /// Marks dirty every object of `entities` that has a row in the store; returns how many
     /// were marked.
     @discardableResult
     func markDirty(entities: [String]) throws -> Int {
-        let statement = try db.cachedStatement(sql: "UPDATE objects SET dirty = 1 WHERE dirty = 0 AND entity = ? AND local_key IS NOT NULL")
+        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO dirty (entity, gid) SELECT entity, gid FROM locals WHERE entity = ?")
         var marked = 0
         for entity in entities {
             try statement.execute(arguments: [entity])
@@ -216,7 +235,8 @@ struct StateTransaction {
     func resolveDanglingLinks(to keys: [GlobalObjectKey]) throws -> Int {
         guard !keys.isEmpty, try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM dangling)")) == true else { return 0 }
         let mark = try db.cachedStatement(sql: """
-            UPDATE objects SET dirty = 1 WHERE dirty = 0 AND (entity, gid) IN (SELECT ref_entity, ref_gid FROM dangling WHERE entity = ? AND gid = ?)
+            INSERT OR IGNORE INTO dirty (entity, gid) SELECT o.entity, o.gid FROM dangling d JOIN objects o ON o.entity = d.ref_entity AND o.gid = d.ref_gid
+            WHERE d.entity = ? AND d.gid = ?
             """)
         let forget = try db.cachedStatement(sql: "DELETE FROM dangling WHERE entity = ? AND gid = ?")
         var marked = 0
@@ -242,12 +262,13 @@ struct StateTransaction {
         let statements = MergeStatements(
             select: try db.cachedStatement(sql: "SELECT ins_l, ins_t, ins_p, del_l, del_t, del_p, cells FROM objects WHERE entity = ? AND gid = ?"),
             insert: try db.cachedStatement(sql: """
-                INSERT INTO objects (entity, gid, ins_l, ins_t, ins_p, del_l, del_t, del_p, cells, dirty) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO objects (entity, gid, ins_l, ins_t, ins_p, del_l, del_t, del_p, cells) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """),
             update: try db.cachedStatement(sql: """
-                UPDATE objects SET ins_l = ?, ins_t = ?, ins_p = ?, del_l = ?, del_t = ?, del_p = ?, cells = ?, dirty = MAX(dirty, ?) WHERE entity = ? AND gid = ?
+                UPDATE objects SET ins_l = ?, ins_t = ?, ins_p = ?, del_l = ?, del_t = ?, del_p = ?, cells = ? WHERE entity = ? AND gid = ?
                 """),
-            member: try db.cachedStatement(sql: Self.mergeMemberSQL))
+            member: try db.cachedStatement(sql: Self.mergeMemberSQL),
+            dirty: try db.cachedStatement(sql: "INSERT OR IGNORE INTO dirty (entity, gid) VALUES (?, ?)"))
         // Runs of one object's records, merged in key order: the state's B-trees are walked
         // forward, not at random (at 100 000 objects, random order costs several times more).
         // Records of different objects never interact; one object's runs keep their order.
@@ -258,7 +279,7 @@ struct StateTransaction {
     }
 
     private struct MergeStatements {
-        let select, insert, update, member: Statement
+        let select, insert, update, member, dirty: Statement
     }
 
     private static let mergeMemberSQL = """
@@ -311,9 +332,13 @@ struct StateTransaction {
             if let stamp { write.bind(stamp.lamport); write.bind(stamp.milliseconds); write.bind(stamp.peer) } else { write.bindNull(); write.bindNull(); write.bindNull() }
         }
         if let cells, !cells.isEmpty { write.bind(cells.bytes) } else if let packed { write.bind(packed) } else { write.bindNull() }
-        write.bind(dirty ? 1 : 0)
         if hasRow { write.bind(key.entity); write.bind(key.gid) }
         _ = try write.run(db)
+        if dirty {
+            var mark = RawBinding(statements.dirty)
+            mark.bind(key.entity); mark.bind(key.gid)
+            _ = try mark.run(db)
+        }
         return changed
     }
 
