@@ -71,6 +71,14 @@ import Testing
         let nulReference = try Self.file("nulref", 909, model, payload: Self.payload(stampedBy: "nulref", 909, [
             .insert(book), .cell(book, property: "author", value: CellValue.reference("au\u{0}thor").encoded)]))
         hostile.append((nulReference.0, nulReference.1, .corruptFile))
+        // The same after valid records of another object of the entity (entities and
+        // identifiers are checked once per run of an object's records, never skipped).
+        let nulAfter = try Self.file("nulafter", 910, model, payload: Self.payload(stampedBy: "nulafter", 910, [
+            .insert(book), .cell(book, property: "rating", value: CellValue.attribute(.integer(1)).encoded), .insert(nul)]))
+        hostile.append((nulAfter.0, nulAfter.1, .corruptFile))
+        let ghostAfter = try Self.file("ghostafter", 911, model, payload: Self.payload(stampedBy: "ghostafter", 911, [
+            .insert(book), .insert(GlobalObjectKey(entity: "Ghost", gid: book.gid))]))
+        hostile.append((ghostAfter.0, ghostAfter.1, .modelMismatch))
 
         let events = try CloudPath("TestEnsemble/events")
         for (name, data, _) in hostile { try await memory.upload(data, to: events.appending(name.cloudName)) }

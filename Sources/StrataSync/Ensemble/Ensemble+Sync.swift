@@ -194,11 +194,16 @@ extension Ensemble {
     /// A global identifier is text without NUL bytes: SQLite's text functions stop at one, so
     /// the state could not find the object again (a merge would write it for ever).
     static func checkIdentifier(_ gid: String, path: String) throws(SyncError) {
-        guard gid.utf8.contains(0) else { return }
+        let holdsNUL = gid.utf8.withContiguousStorageIfAvailable { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false } ?? gid.utf8.contains(0)
+        guard holdsNUL else { return }
         throw SyncError(.corruptFile, "an object's identifier holds a NUL byte", path: path)
     }
 
     func validate(_ records: [StampedRecord], of header: ChangeFileHeader, path: String) throws(SyncError) {
+        // A file lists an object's records together: its entity is looked up and its
+        // identifier checked once per run, not once per record.
+        var plan: SyncModel.EntityPlan?
+        var checkedGid: String?
         for stamped in records {
             if header.kind == .events, stamped.stamp.peer != header.peer.rawValue || stamped.stamp.lamport != Int64(header.lamport) {
                 throw SyncError(.corruptFile, "an event file's record carries a stamp of another peer or count", path: path)
@@ -208,16 +213,24 @@ extension Ensemble {
             if header.kind != .events, !PeerID.isValid(stamped.stamp.peer) {
                 throw SyncError(.corruptFile, "a baseline's record carries a stamp that names no peer", path: path)
             }
-            let record = stamped.record
-            guard model.entities[record.object.entity] != nil else {
-                throw SyncError(.modelMismatch, "the file names an entity this model lacks: \(record.object.entity)", path: path)
+            let key = stamped.record.object
+            if plan.map({ UTF8Order.compare($0.entity.name, key.entity) != 0 }) ?? true {
+                guard let found = model.entities[key.entity] else {
+                    throw SyncError(.modelMismatch, "the file names an entity this model lacks: \(key.entity)", path: path)
+                }
+                plan = found
             }
-            try Self.checkIdentifier(record.object.gid, path: path)
-            switch record {
-            case .cell(let key, let property, let value):
-                switch model.property(property, of: key.entity) {
-                case .attribute(let attribute)?:
-                    guard case .attribute? = CellValue.decode(value, attribute: attribute) else {
+            guard let plan else { continue }
+            if checkedGid.map({ UTF8Order.compare($0, key.gid) != 0 }) ?? true {
+                try Self.checkIdentifier(key.gid, path: path)
+                checkedGid = key.gid
+            }
+            switch stamped.record {
+            case .cell(_, let property, let value):
+                // Names are matched by their bytes, as the state keeps them.
+                switch plan.slot(of: property) {
+                case .attribute(let index)?:
+                    guard case .attribute? = CellValue.decode(value, attribute: plan.attributes[index]) else {
                         throw SyncError(.modelMismatch, "\(key.entity).\(property) holds a value of another type", path: path)
                     }
                 case .toOne?, .toMany?:
@@ -229,8 +242,8 @@ extension Ensemble {
                 case nil:
                     throw SyncError(.modelMismatch, "the file names a property this model lacks: \(key.entity).\(property)", path: path)
                 }
-            case .member(let key, let relationship, let member, _):
-                guard case .toMany? = model.property(relationship, of: key.entity) else {
+            case .member(_, let relationship, let member, _):
+                guard case .toMany? = plan.slot(of: relationship) else {
                     throw SyncError(.modelMismatch, "the file names a to-many this model lacks: \(key.entity).\(relationship)", path: path)
                 }
                 try Self.checkIdentifier(member, path: path)

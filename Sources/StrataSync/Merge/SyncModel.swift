@@ -21,6 +21,22 @@ struct SyncModel: Sendable {
         let toOnes: [RelationshipDescription]
         /// Canonical to-many relationships (many-to-many).
         let toManys: [RelationshipDescription]
+
+        /// Where the property `name` is kept, by its bytes (as the state keys it): its index
+        /// among ``attributes``, ``toOnes`` or ``toManys``; `nil` when the merge keeps none.
+        func slot(of name: String) -> PropertySlot? {
+            if let index = attributes.firstIndex(where: { UTF8Order.compare($0.name, name) == 0 }) { return .attribute(index) }
+            if let index = toOnes.firstIndex(where: { UTF8Order.compare($0.name, name) == 0 }) { return .toOne(index) }
+            if let index = toManys.firstIndex(where: { UTF8Order.compare($0.name, name) == 0 }) { return .toMany(index) }
+            return nil
+        }
+    }
+
+    /// A property's place in its ``EntityPlan``.
+    enum PropertySlot {
+        case attribute(Int)
+        case toOne(Int)
+        case toMany(Int)
     }
 
     let model: ObjectModel
@@ -133,20 +149,5 @@ struct SyncModel: Sendable {
         var declarer = entity
         while let parent = declarer.superentityName.flatMap(model.entity(named:)), parent.relationship(named: name) != nil { declarer = parent }
         return declarer.name
-    }
-
-    /// The kind of a property by name: an attribute, a canonical to-one, a canonical to-many.
-    func property(_ name: String, of entity: String) -> PropertyKind? {
-        guard let plan = entities[entity] else { return nil }
-        if let attribute = plan.attributes.first(where: { $0.name == name }) { return .attribute(attribute) }
-        if let relationship = plan.toOnes.first(where: { $0.name == name }) { return .toOne(relationship) }
-        if let relationship = plan.toManys.first(where: { $0.name == name }) { return .toMany(relationship) }
-        return nil
-    }
-
-    enum PropertyKind {
-        case attribute(AttributeDescription)
-        case toOne(RelationshipDescription)
-        case toMany(RelationshipDescription)
     }
 }
