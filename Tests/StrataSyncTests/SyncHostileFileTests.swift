@@ -20,6 +20,41 @@ import Testing
         return EventPayload(sequence: 1, coverage: [], records: records.map { StampedRecord(stamp: stamp, record: $0) }).encoded()
     }
 
+    /// Entity and property names are the model's only byte for byte, as the state keys them.
+    /// Model names are ASCII, but a few other characters are canonically equivalent to ASCII
+    /// ones (the Kelvin sign U+212A to "K"), and Swift's `==` takes such a spelling as equal:
+    /// it is `modelMismatch`.
+    @Test func namesThatDifferInTheirBytesAreModelMismatches() async throws {
+        #expect("\u{212A}ind" == "Kind", "Swift's own string equality")
+        let model = try ObjectModel(entities: [
+            EntityDescription("Kettle", attributes: [
+                AttributeDescription("uniqueIdentifier", type: .string), AttributeDescription("Kind", type: .string),
+            ]),
+        ])
+        let memory = MemoryCloudFileSystem()
+        let b = try await SyncPeer("b", cloud: memory, model: model)
+        try await b.ensemble.attach()
+        let kettle = GlobalObjectKey(entity: "Kettle", gid: "k1")
+        let value = CellValue.attribute(.string("x")).encoded
+        let files = [
+            try Self.file("kelvinentity", 900, model, payload: Self.payload(stampedBy: "kelvinentity", 900, [
+                .insert(GlobalObjectKey(entity: "\u{212A}ettle", gid: "k0"))])),
+            try Self.file("kelvinproperty", 901, model, payload: Self.payload(stampedBy: "kelvinproperty", 901, [
+                .insert(kettle), .cell(kettle, property: "\u{212A}ind", value: value)])),
+            try Self.file("ascii", 902, model, payload: Self.payload(stampedBy: "ascii", 902, [
+                .insert(kettle), .cell(kettle, property: "Kind", value: value)])),
+        ]
+        let events = try CloudPath("TestEnsemble/events")
+        for (name, data) in files { try await memory.upload(data, to: events.appending(name.cloudName)) }
+        let report = try await b.ensemble.sync()
+        let skipped = Dictionary(report.skippedFiles.map { ($0.path, $0.error.code) }, uniquingKeysWith: { first, _ in first })
+        #expect(skipped[try events.appending(files[0].0.cloudName).rawValue] == .modelMismatch)
+        #expect(skipped[try events.appending(files[1].0.cloudName).rawValue] == .modelMismatch)
+        #expect(report.skippedFiles.count == 2)
+        #expect(report.mergedFiles == 1)
+        #expect(try await b.count("Kettle") == 1)
+    }
+
     @Test func hostileFilesAreSkippedWithTheirCodesAndTheOthersMerge() async throws {
         let model = try SyncTestModel.make()
         let memory = MemoryCloudFileSystem()

@@ -215,7 +215,8 @@ extension Ensemble {
             }
             let key = stamped.record.object
             if plan.map({ UTF8Order.compare($0.entity.name, key.entity) != 0 }) ?? true {
-                guard let found = model.entities[key.entity] else {
+                // By its bytes, as the state keeps it (a dictionary's `==` takes canonically equivalent names as one).
+                guard let found = model.entities[key.entity], UTF8Order.compare(found.entity.name, key.entity) == 0 else {
                     throw SyncError(.modelMismatch, "the file names an entity this model lacks: \(key.entity)", path: path)
                 }
                 plan = found
