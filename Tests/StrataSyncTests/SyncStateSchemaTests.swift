@@ -15,36 +15,48 @@ import Testing
         StampedRecord(stamp: Stamp(lamport: lamport, milliseconds: 10, peer: "PEER"), record: .cell(book, property: property, value: value))
     }
 
-    /// Writes a schema 1 state at `url` holding Book b1 (inserted at count 3) with two cells.
-    static func writeVersion1(at url: URL) throws {
+    /// Writes a state file of schema `version` at `url`: `statements`, then the version.
+    static func writeState(at url: URL, version: Int, _ statements: [String]) throws {
         let queue = try DatabaseQueue(path: url.path)
         try queue.write { db in
-            try db.execute(sql: "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID")
-            try db.execute(sql: """
-                CREATE TABLE objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER, pending INTEGER NOT NULL DEFAULT 0,
-                    ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
-                    PRIMARY KEY (entity, gid)) WITHOUT ROWID
-                """)
-            try db.execute(sql: "CREATE INDEX objects_dirty ON objects (dirty) WHERE dirty = 1")
-            try db.execute(sql: """
-                CREATE TABLE cells (entity TEXT NOT NULL, gid TEXT NOT NULL, property TEXT NOT NULL,
-                    l INTEGER NOT NULL, t INTEGER NOT NULL, p TEXT NOT NULL, value BLOB NOT NULL,
-                    PRIMARY KEY (entity, gid, property)) WITHOUT ROWID
-                """)
-            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, ins_l, ins_t, ins_p) VALUES ('Book', 'b1', 7, 3, 10, 'PEER')")
-            try db.execute(sql: "INSERT INTO cells VALUES ('Book', 'b1', 'title', 3, 10, 'PEER', x'01020304')")
-            try db.execute(sql: "INSERT INTO cells VALUES ('Book', 'b1', 'rating', 5, 10, 'PEER', x'05')")
-            try db.execute(sql: "PRAGMA user_version = 1")
+            for statement in statements { try db.execute(sql: statement) }
+            try db.execute(sql: "PRAGMA user_version = \(version)")
         }
         try queue.close()
     }
 
-    @Test func aVersion1StateIsMigratedKeepingEveryCell() throws {
+    /// Opens a state that `write` wrote in a new folder (the folder lives as long as the result).
+    static func opened(_ write: (URL) throws -> Void) throws -> (TemporaryFolder, SyncState) {
         let folder = TemporaryFolder()
         let url = folder.url.appending(path: "state.sqlite")
-        try Self.writeVersion1(at: url)
-        let state = try SyncState(url: url)
-        defer { try? state.close() }
+        try write(url)
+        return (folder, try SyncState(url: url))
+    }
+
+    /// Writes a schema 1 state at `url` holding Book b1 (inserted at count 3) with two cells.
+    static func writeVersion1(at url: URL) throws {
+        try writeState(at: url, version: 1, [
+            "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID",
+            """
+            CREATE TABLE objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER, pending INTEGER NOT NULL DEFAULT 0,
+                ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (entity, gid)) WITHOUT ROWID
+            """,
+            "CREATE INDEX objects_dirty ON objects (dirty) WHERE dirty = 1",
+            """
+            CREATE TABLE cells (entity TEXT NOT NULL, gid TEXT NOT NULL, property TEXT NOT NULL,
+                l INTEGER NOT NULL, t INTEGER NOT NULL, p TEXT NOT NULL, value BLOB NOT NULL,
+                PRIMARY KEY (entity, gid, property)) WITHOUT ROWID
+            """,
+            "INSERT INTO objects (entity, gid, local_key, ins_l, ins_t, ins_p) VALUES ('Book', 'b1', 7, 3, 10, 'PEER')",
+            "INSERT INTO cells VALUES ('Book', 'b1', 'title', 3, 10, 'PEER', x'01020304')",
+            "INSERT INTO cells VALUES ('Book', 'b1', 'rating', 5, 10, 'PEER', x'05')",
+        ])
+    }
+
+    @Test func aVersion1StateIsMigratedKeepingEveryCell() throws {
+        let (folder, state) = try Self.opened(Self.writeVersion1)
+        defer { try? state.close(); withExtendedLifetime(folder) {} }
         #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["title": [1, 2, 3, 4], "rating": [5]])
         #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
         #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
@@ -59,29 +71,23 @@ import Testing
     /// Writes a schema 2 state at `url`: Book b1 at row 7, and Book b2 reserved at row 8 by a
     /// save that a crash may have cut short (`pending`, still dirty).
     static func writeVersion2(at url: URL) throws {
-        let queue = try DatabaseQueue(path: url.path)
-        try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER, pending INTEGER NOT NULL DEFAULT 0,
-                    ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
-                    cells BLOB, PRIMARY KEY (entity, gid)) WITHOUT ROWID
-                """)
-            try db.execute(sql: "CREATE UNIQUE INDEX objects_by_local ON objects (entity, local_key) WHERE local_key IS NOT NULL")
-            try db.execute(sql: "CREATE INDEX objects_dirty_keys ON objects (entity, gid) WHERE dirty = 1")
-            try db.execute(sql: "CREATE INDEX objects_pending ON objects (pending) WHERE pending = 1")
-            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, ins_l, ins_t, ins_p) VALUES ('Book', 'b1', 7, 3, 10, 'PEER')")
-            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, pending, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b2', 8, 1, 1, 4, 10, 'PEER')")
-            try db.execute(sql: "PRAGMA user_version = 2")
-        }
-        try queue.close()
+        try writeState(at: url, version: 2, [
+            """
+            CREATE TABLE objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER, pending INTEGER NOT NULL DEFAULT 0,
+                ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
+                cells BLOB, PRIMARY KEY (entity, gid)) WITHOUT ROWID
+            """,
+            "CREATE UNIQUE INDEX objects_by_local ON objects (entity, local_key) WHERE local_key IS NOT NULL",
+            "CREATE INDEX objects_dirty_keys ON objects (entity, gid) WHERE dirty = 1",
+            "CREATE INDEX objects_pending ON objects (pending) WHERE pending = 1",
+            "INSERT INTO objects (entity, gid, local_key, ins_l, ins_t, ins_p) VALUES ('Book', 'b1', 7, 3, 10, 'PEER')",
+            "INSERT INTO objects (entity, gid, local_key, pending, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b2', 8, 1, 1, 4, 10, 'PEER')",
+        ])
     }
 
     @Test func aVersion2StatesPendingRowsBecomeReservations() throws {
-        let folder = TemporaryFolder()
-        let url = folder.url.appending(path: "state.sqlite")
-        try Self.writeVersion2(at: url)
-        let state = try SyncState(url: url)
-        defer { try? state.close() }
+        let (folder, state) = try Self.opened(Self.writeVersion2)
+        defer { try? state.close(); withExtendedLifetime(folder) {} }
         let b2 = GlobalObjectKey(entity: "Book", gid: "b2")
         let reservations = try state.read { tx in try tx.reservations() }
         #expect(reservations.map(\.0) == [b2])
@@ -97,32 +103,26 @@ import Testing
     /// Writes a schema 3 state at `url`: Book b1 at row 7 (clean), b2 at row 8 and b3 without
     /// a row (both dirty), and b4 reserved at row 9.
     static func writeVersion3(at url: URL) throws {
-        let queue = try DatabaseQueue(path: url.path)
-        try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER,
-                    ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
-                    cells BLOB, PRIMARY KEY (entity, gid)) WITHOUT ROWID
-                """)
-            try db.execute(sql: "CREATE UNIQUE INDEX objects_by_local ON objects (entity, local_key) WHERE local_key IS NOT NULL")
-            try db.execute(sql: "CREATE INDEX objects_dirty_keys ON objects (entity, gid) WHERE dirty = 1")
-            try db.execute(sql: SyncStateSchema.reservedTable)
-            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b1', 7, 0, 3, 10, 'PEER')")
-            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b2', 8, 1, 3, 10, 'PEER')")
-            try db.execute(sql: "INSERT INTO objects (entity, gid, local_key, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b3', NULL, 1, 3, 10, 'PEER')")
-            try db.execute(sql: "INSERT INTO objects (entity, gid, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b4', 1, 3, 10, 'PEER')")
-            try db.execute(sql: "INSERT INTO reserved VALUES ('Book', 'b4', 9)")
-            try db.execute(sql: "PRAGMA user_version = 3")
-        }
-        try queue.close()
+        try writeState(at: url, version: 3, [
+            """
+            CREATE TABLE objects (entity TEXT NOT NULL, gid TEXT NOT NULL, local_key INTEGER,
+                ins_l INTEGER, ins_t INTEGER, ins_p TEXT, del_l INTEGER, del_t INTEGER, del_p TEXT, dirty INTEGER NOT NULL DEFAULT 0,
+                cells BLOB, PRIMARY KEY (entity, gid)) WITHOUT ROWID
+            """,
+            "CREATE UNIQUE INDEX objects_by_local ON objects (entity, local_key) WHERE local_key IS NOT NULL",
+            "CREATE INDEX objects_dirty_keys ON objects (entity, gid) WHERE dirty = 1",
+            SyncStateSchema.reservedTable,
+            "INSERT INTO objects (entity, gid, local_key, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b1', 7, 0, 3, 10, 'PEER')",
+            "INSERT INTO objects (entity, gid, local_key, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b2', 8, 1, 3, 10, 'PEER')",
+            "INSERT INTO objects (entity, gid, local_key, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b3', NULL, 1, 3, 10, 'PEER')",
+            "INSERT INTO objects (entity, gid, dirty, ins_l, ins_t, ins_p) VALUES ('Book', 'b4', 1, 3, 10, 'PEER')",
+            "INSERT INTO reserved VALUES ('Book', 'b4', 9)",
+        ])
     }
 
     @Test func aVersion3StatesRowsAndDirtyFlagsMoveToTheirTables() throws {
-        let folder = TemporaryFolder()
-        let url = folder.url.appending(path: "state.sqlite")
-        try Self.writeVersion3(at: url)
-        let state = try SyncState(url: url)
-        defer { try? state.close() }
+        let (folder, state) = try Self.opened(Self.writeVersion3)
+        defer { try? state.close(); withExtendedLifetime(folder) {} }
         func key(_ gid: String) -> GlobalObjectKey { GlobalObjectKey(entity: "Book", gid: gid) }
         #expect(try state.read { tx in try tx.object(key("b1"))?.localKey } == 7)
         #expect(try state.read { tx in try tx.object(key("b2"))?.localKey } == 8)
