@@ -28,7 +28,7 @@ import GRDB
 /// from a `pending` flag on the `objects` row (three rewrites of that row per inserted object)
 /// to the `reserved` table (one); 4 moves `local_key` and `dirty` out of `objects` into the
 /// narrow `locals` and `dirty` tables, so a merge's save settles its objects without rewriting
-/// their cells (a backlog's settling cost a third as much in SQLite). Older files are migrated
+/// their cells (a backlog's settling costs two fifths as much in SQLite). Older files are migrated
 /// in place when they are opened (``migrate(_:from:)``); a file of a later version than this
 /// code knows is refused with `corruptState` (delete the local sync data and resync).
 enum SyncStateSchema {
