@@ -165,4 +165,24 @@ import Testing
         #expect(try row(existing) == (3, false))
         #expect(try state.read { tx in try tx.reservations() }.isEmpty)
     }
+
+    /// A dirty object whose identifier does not read back as written (a NUL byte, which a
+    /// file cannot bring but a state edited by hand can hold) is `corruptState`, not a sync
+    /// that reads the same piece for ever.
+    @Test func aDirtyKeyThatDoesNotReadBackIsCorruptStateNotALoop() async throws {
+        let (_, b, _) = try await Self.mergedPair()
+        let state = try await b.ensemble.requireState()
+        try state.write { tx in
+            // A deleted object (nothing to write to the store), after every real key.
+            // "zz", NUL, "a" (a bound string would stop at the NUL).
+            try tx.db.execute(sql: "INSERT INTO objects (entity, gid, del_l, del_t, del_p) VALUES ('Book', CAST(x'7a7a0061' AS TEXT), 1, 1, 'PEER')")
+            try tx.db.execute(sql: "INSERT INTO dirty (entity, gid) VALUES ('Book', CAST(x'7a7a0061' AS TEXT))")
+        }
+        do {
+            try await b.ensemble.sync()
+            Issue.record("the sync ended without an error")
+        } catch {
+            #expect(error.code == .corruptState)
+        }
+    }
 }

@@ -86,6 +86,12 @@ extension Ensemble {
                 cursor = nil
                 continue
             }
+            // Pieces come in key order, each after the last. A key that reads back otherwise (a
+            // state edited outside StrataSync, text SQLite and Swift read differently) would
+            // make this loop read the same piece for ever.
+            if let previous = cursor, !(previous < last) {
+                throw SyncError(.corruptState, "the local sync state's dirty objects do not read back in order (after \(previous.entity) \(previous.gid))")
+            }
             cursor = last
             deferred = deferred || piece.hasDeferred
             let outcome = try await materializer.apply(piece, coordinator: coordinator)
