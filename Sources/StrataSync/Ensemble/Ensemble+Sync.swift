@@ -220,14 +220,11 @@ extension Ensemble {
                 throw SyncError(.corruptFile, "a baseline's record carries a stamp that names no peer", path: path)
             }
             let key = stamped.record.object
-            if plan.map({ UTF8Order.compare($0.entity.name, key.entity) != 0 }) ?? true {
-                // By its bytes, as the state keeps it (a dictionary's `==` takes canonically equivalent names as one).
-                guard let found = model.entities[key.entity], UTF8Order.compare(found.entity.name, key.entity) == 0 else {
-                    throw SyncError(.modelMismatch, "the file names an entity this model lacks: \(key.entity)", path: path)
-                }
-                plan = found
+            // By its bytes, as the state keeps it (a dictionary's `==` takes canonically equivalent names as one).
+            guard let found = model.plan(of: key.entity, reusing: plan), UTF8Order.compare(found.entity.name, key.entity) == 0 else {
+                throw SyncError(.modelMismatch, "the file names an entity this model lacks: \(key.entity)", path: path)
             }
-            guard let plan else { continue }
+            plan = found
             if checkedGid.map({ UTF8Order.compare($0, key.gid) != 0 }) ?? true {
                 try Self.checkIdentifier(key.gid, path: path)
                 checkedGid = key.gid
@@ -235,9 +232,9 @@ extension Ensemble {
             switch stamped.record {
             case .cell(_, let property, let value):
                 // Names are matched by their bytes, as the state keeps them.
-                switch plan.slot(of: property) {
+                switch found.slot(of: property) {
                 case .attribute(let index)?:
-                    guard case .attribute? = CellValue.decode(value, attribute: plan.attributes[index]) else {
+                    guard case .attribute? = CellValue.decode(value, attribute: found.attributes[index]) else {
                         throw SyncError(.modelMismatch, "\(key.entity).\(property) holds a value of another type", path: path)
                     }
                 case .toOne?, .toMany?:
@@ -250,7 +247,7 @@ extension Ensemble {
                     throw SyncError(.modelMismatch, "the file names a property this model lacks: \(key.entity).\(property)", path: path)
                 }
             case .member(_, let relationship, let member, _):
-                guard case .toMany? = plan.slot(of: relationship) else {
+                guard case .toMany? = found.slot(of: relationship) else {
                     throw SyncError(.modelMismatch, "the file names a to-many this model lacks: \(key.entity).\(relationship)", path: path)
                 }
                 try Self.checkIdentifier(member, path: path)

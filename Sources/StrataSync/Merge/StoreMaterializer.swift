@@ -29,6 +29,8 @@ struct StoreMaterializer: Sendable {
     /// One object to write, with everything read from the state.
     struct Planned: Sendable {
         var key: GlobalObjectKey
+        /// The key's entity in the model (read once, by the plan).
+        var entity: EntityDescription
         var localKey: Int64?
         var exists: Bool
         var attributes: [(String, PropertyValue)] = []
@@ -83,8 +85,10 @@ struct StoreMaterializer: Sendable {
             var targets: [GlobalObjectKey: Target?] = [:]
             targets.reserveCapacity(dirty.count)
             var position = 0
+            var entityPlan: SyncModel.EntityPlan?   // the last object's: a piece is mostly one entity's
             for (key, object, _, _) in dirty {
-                guard model.entities[key.entity] != nil else { continue }
+                entityPlan = model.plan(of: key.entity, reusing: entityPlan)
+                guard entityPlan != nil else { continue }
                 targets[key] = object.exists ? Target(key: key, localKey: object.localKey, position: position) : .some(nil)
                 position += 1
             }
@@ -109,12 +113,11 @@ struct StoreMaterializer: Sendable {
             }
             var planned: [Planned] = []
             planned.reserveCapacity(dirty.count)
-            var entityPlan: SyncModel.EntityPlan?   // the last object's: a piece is mostly one entity's
             for (key, object, cells, members) in dirty {
-                if entityPlan.map({ UTF8Order.compare($0.entity.name, key.entity) != 0 }) ?? true { entityPlan = model.entities[key.entity] }
+                entityPlan = model.plan(of: key.entity, reusing: entityPlan)
                 guard let plan = entityPlan else { continue }
                 linksAhead = false
-                var item = Planned(key: key, localKey: object.localKey, exists: object.exists)
+                var item = Planned(key: key, entity: plan.entity, localKey: object.localKey, exists: object.exists)
                 guard object.exists else { planned.append(item); continue }
                 item.attributes.reserveCapacity(plan.attributes.count)
                 for index in plan.attributes.indices {
@@ -283,14 +286,10 @@ struct StoreMaterializer: Sendable {
         // By place in `planned` (a target in the piece knows its place: no hashing of keys).
         var objects = [ManagedObject?](repeating: nil, count: planned.count)
         var created: [(GlobalObjectKey, ManagedObject)] = []
-        let existingIDs = planned.compactMap { item -> ObjectID? in
-            guard let row = item.localKey, let entity = model.entities[item.key.entity]?.entity else { return nil }
-            return ObjectID(entity: entity, primaryKey: row)
-        }
+        let existingIDs = planned.compactMap { item in item.localKey.map { ObjectID(entity: item.entity, primaryKey: $0) } }
         _ = context.objects(with: existingIDs)
         for position in planned.indices where planned[position].exists {
-            let key = planned[position].key
-            guard let entity = model.entities[key.entity]?.entity else { continue }
+            let key = planned[position].key, entity = planned[position].entity
             if let row = planned[position].localKey, let object = try? context.existingObject(with: ObjectID(entity: entity, primaryKey: row)) {
                 objects[position] = object
             } else {
@@ -328,10 +327,9 @@ struct StoreMaterializer: Sendable {
             }
         }
         for position in planned.indices where !planned[position].exists {
-            let key = planned[position].key
-            guard let row = planned[position].localKey, let entity = model.entities[key.entity]?.entity else { continue }
-            if let object = try? context.existingObject(with: ObjectID(entity: entity, primaryKey: row)) { context.delete(object) }
-            written.deleted.append(key)
+            guard let row = planned[position].localKey else { continue }
+            if let object = try? context.existingObject(with: ObjectID(entity: planned[position].entity, primaryKey: row)) { context.delete(object) }
+            written.deleted.append(planned[position].key)
         }
         do {
             try context.save()

@@ -32,6 +32,13 @@ struct SyncModel: Sendable {
         }
     }
 
+    /// The plan of `entity`: `last` when it is that entity's (compared by bytes, no hashing:
+    /// a piece or a file lists one entity's objects together), else the one looked up.
+    func plan(of entity: String, reusing last: EntityPlan?) -> EntityPlan? {
+        if let last, UTF8Order.compare(last.entity.name, entity) == 0 { return last }
+        return entities[entity]
+    }
+
     /// A property's place in its ``EntityPlan``.
     enum PropertySlot {
         case attribute(Int)
