@@ -182,9 +182,12 @@ public actor Ensemble {
 
     /// Runs a cloud call, turning any error that is not already a ``SyncError`` into one.
     func cloud<T>(_ body: () async throws -> T) async throws(SyncError) -> T {
-        do { return try await body() } catch let error as SyncError { throw error } catch {
-            throw SyncError(.backendFailure, "the cloud file system failed: \(error)", underlying: error)
-        }
+        do { return try await body() } catch { throw Self.cloudError(error) }
+    }
+
+    /// A cloud file system's error as a ``SyncError`` (`backendFailure` unless it is one).
+    static func cloudError(_ error: any Error) -> SyncError {
+        error as? SyncError ?? SyncError(.backendFailure, "the cloud file system failed: \(error)", underlying: error)
     }
 
     func requireState() throws(SyncError) -> SyncState {
