@@ -6,8 +6,9 @@ import Testing
 /// The state file's schema: a schema 1 file (one `cells` row per property) is migrated in
 /// place (cells packed per object), keeping every cell and stamp; a schema 2 file's rows
 /// reserved for a save in flight (`pending`) become schema 3 reservations; a schema 3 file's
-/// rows and dirty flags move to schema 4's `locals` and `dirty`; damaged packed cells are a
-/// typed error, not a crash.
+/// rows and dirty flags move to schema 4's `locals` and `dirty`; a schema 4 file's cells are
+/// packed again with each stamp once (schema 5); damaged packed cells are a typed error, not
+/// a crash.
 @Suite struct SyncStateSchemaTests {
     static let book = GlobalObjectKey(entity: "Book", gid: "b1")
 
@@ -141,6 +142,61 @@ import Testing
         #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [key("b2"), key("b3")])
     }
 
+    /// Cells in the layout of schemas 2 to 4: each cell's stamp written in full.
+    static func schema4Cells(_ cells: [(String, Stamp, [UInt8])]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.writeVarint(UInt64(cells.count))
+        for (property, stamp, value) in cells {
+            writer.writeString(property); writer.writeSigned(stamp.lamport); writer.writeSigned(stamp.milliseconds)
+            writer.writeString(stamp.peer); writer.writeBytes(value)
+        }
+        return writer.bytes
+    }
+
+    /// Writes a schema 4 state at `url` holding Book b1 with `cells` (bytes of any layout).
+    static func writeVersion4(at url: URL, cells: [UInt8]) throws {
+        let hex = cells.map { String(format: "%02x", $0) }.joined()
+        try writeState(at: url, version: 4, SyncStateSchema.statements + [
+            "INSERT INTO objects (entity, gid, ins_l, ins_t, ins_p, cells) VALUES ('Book', 'b1', 3, 10, 'PEER', x'\(hex)')",
+            "INSERT INTO locals VALUES ('Book', 'b1', 7)",
+        ])
+    }
+
+    @Test func aVersion4StatesCellsArePackedAgainWithEachStampOnce() throws {
+        let shared = Stamp(lamport: 3, milliseconds: 10, peer: "PEER-A"), later = Stamp(lamport: 5, milliseconds: 11, peer: "PEER-B")
+        let old = Self.schema4Cells([("author", shared, [1]), ("rating", later, [2]), ("title", shared, [3, 4])])
+        let (folder, state) = try Self.opened { try Self.writeVersion4(at: $0, cells: old) }
+        defer { try? state.close(); withExtendedLifetime(folder) {} }
+        #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["author": [1], "rating": [2], "title": [3, 4]])
+        #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
+        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
+        let stamps = try state.read { tx in try tx.allRecords() }.filter { if case .cell = $0.record { true } else { false } }.map(\.stamp)
+        #expect(stamps == [shared, later, shared])
+        // Each distinct stamp's peer is written once in the row.
+        let packed = try state.read { tx in try Data.fetchOne(tx.db, sql: "SELECT cells FROM objects") }.map { [UInt8]($0) } ?? []
+        #expect(Self.occurrences(of: Array("PEER-A".utf8), in: packed) == 1)
+        #expect(Self.occurrences(of: Array("PEER-B".utf8), in: packed) == 1)
+        #expect(packed.count < old.count)
+    }
+
+    @Test func aVersion4StatesDamagedCellsAreACorruptStateError() throws {
+        let folder = TemporaryFolder()
+        let url = folder.url.appending(path: "state.sqlite")
+        try Self.writeVersion4(at: url, cells: [0x05, 0xFF])
+        do {
+            let state = try SyncState(url: url)
+            try? state.close()
+            Issue.record("a state with damaged cells was migrated")
+        } catch {
+            #expect(error.code == .corruptState)
+        }
+    }
+
+    static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> Int {
+        guard haystack.count >= needle.count else { return 0 }
+        return (0...(haystack.count - needle.count)).filter { Array(haystack[$0..<($0 + needle.count)]) == needle }.count
+    }
+
     @Test func damagedPackedCellsAreACorruptStateError() throws {
         let folder = TemporaryFolder()
         let state = try SyncState(url: folder.url.appending(path: "state.sqlite"))
@@ -172,14 +228,18 @@ import Testing
         #expect(a["title"] == PackedCells.Cell(stamp: title2B, value: [1]))
         #expect(a.entries.map(\.property) == ["rating", "title"])
         #expect(PackedCells(Array(a.bytes.dropLast())) == nil)
-        // Properties out of order (or twice) are not a packing this code wrote.
-        for names in [["title", "rating"], ["title", "title"]] {
+        // Properties out of order (or twice), or a stamp the packing lacks, are not a packing this code wrote.
+        for (names, index) in [(["rating", "title"], 0), (["title", "rating"], 0), (["title", "title"], 0), (["rating", "title"], 1)] {
             var writer = ByteWriter()
+            writer.writeVarint(1)
+            writer.writeSigned(1); writer.writeSigned(0); writer.writeString("A")
             writer.writeVarint(2)
-            for name in names {
-                writer.writeString(name); writer.writeSigned(1); writer.writeSigned(0); writer.writeString("A"); writer.writeBytes([1])
-            }
-            #expect(PackedCells(writer.bytes) == nil, "\(names)")
+            for name in names { writer.writeString(name); writer.writeVarint(UInt64(index)); writer.writeBytes([1]) }
+            #expect((PackedCells(writer.bytes) != nil) == (names == ["rating", "title"] && index == 0), "\(names) \(index)")
         }
+        // Schemas 2 to 4 wrote each stamp in full; only the migration reads that layout.
+        let old = Self.schema4Cells(a.entries.map { ($0.property, $0.cell.stamp, $0.cell.value) })
+        #expect(PackedCells(schema4: old)?.entries == a.entries)
+        #expect(PackedCells(schema4: Self.schema4Cells([("title", title2A, [1]), ("rating", title2A, [1])])) == nil)
     }
 }

@@ -28,11 +28,12 @@ import GRDB
 /// from a `pending` flag on the `objects` row (three rewrites of that row per inserted object)
 /// to the `reserved` table (one); 4 moves `local_key` and `dirty` out of `objects` into the
 /// narrow `locals` and `dirty` tables, so a merge's save settles its objects without rewriting
-/// their cells (a backlog's settling costs two fifths as much in SQLite). Older files are migrated
+/// their cells (a backlog's settling costs two fifths as much in SQLite); 5 packs each
+/// distinct stamp of an object's cells once (``PackedCells``), halving a typical row. Older files are migrated
 /// in place when they are opened (``migrate(_:from:)``); a file of a later version than this
 /// code knows is refused with `corruptState` (delete the local sync data and resync).
 enum SyncStateSchema {
-    static let version = 4
+    static let version = 5
 
     static let statements = [
         "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID",
@@ -80,6 +81,33 @@ enum SyncStateSchema {
         if version == 1 { try migrateFrom1(db) }
         if version <= 2 { try migrateFrom2(db) }
         if version <= 3 { try migrateFrom3(db) }
+        // Version 1's cells were packed by `migrateFrom1`, already in this layout.
+        if version >= 2 && version <= 4 { try migrateFrom4(db) }
+    }
+
+    /// Schema 4 → 5: every object's cells are packed again, each distinct stamp once. Rows
+    /// are read in key order, a thousand at a time. Cells that do not unpack are a damaged
+    /// state (`corruptState`), as they are when a merge reads them.
+    private static func migrateFrom4(_ db: Database) throws {
+        let write = try db.makeStatement(sql: "UPDATE objects SET cells = ? WHERE entity = ? AND gid = ?")
+        var cursor = GlobalObjectKey(entity: "", gid: "")
+        while true {
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT entity, gid, cells FROM objects WHERE (entity, gid) > (?, ?) AND cells IS NOT NULL ORDER BY entity, gid LIMIT 1000
+                """, arguments: [cursor.entity, cursor.gid])
+            guard let last = rows.last else { return }
+            for row in rows {
+                let key = GlobalObjectKey(entity: row[0], gid: row[1])
+                guard let data = Data.fromDatabaseValue(row[2]), let cells = PackedCells(schema4: [UInt8](data)) else {
+                    throw SyncError(.corruptState, "the local sync state holds damaged cells for \(key.entity) \(key.gid)")
+                }
+                try write.execute(arguments: [Data(cells.bytes), key.entity, key.gid])
+            }
+            let next = GlobalObjectKey(entity: last[0], gid: last[1])
+            // Keys read back in order, each after the last (a key SQLite and Swift read otherwise would loop).
+            guard cursor < next else { throw SyncError(.corruptState, "the local sync state's objects do not read back in order") }
+            cursor = next
+        }
     }
 
     /// Schema 3 → 4: each object's row in the store moves to `locals`, its dirty flag to a row
