@@ -123,7 +123,7 @@ import Testing
             try Row.fetchOne(tx.db, sql: "SELECT entity, gid, local_key FROM locals WHERE entity = 'Book' LIMIT 1")
         }
         let key = GlobalObjectKey(entity: try #require(book)[0], gid: try #require(book)[1])
-        try state.write { tx in try tx.reserve(key, localKey: 999_999) }
+        try state.write { tx in try tx.reserve([(key, 999_999)]) }
 
         let materializer = StoreMaterializer(model: await b.ensemble.model, state: state)
         try await materializer.recoverPending(coordinator: b.coordinator)
@@ -137,6 +137,22 @@ import Testing
         #expect(try await b.count("Book") == 3)
     }
 
+    @Test func settlingAPieceOfNewObjectsOnlyGivesEachItsRowAndCleansThemAll() throws {
+        let folder = TemporaryFolder()
+        let state = try SyncState(url: folder.url.appending(path: "state.sqlite"))
+        defer { try? state.close() }
+        let keys = (1...3).map { GlobalObjectKey(entity: "Book", gid: "b\($0)") }
+        let other = GlobalObjectKey(entity: "Book", gid: "other")
+        try state.write { tx in
+            for key in keys + [other] { try tx.markDirty(key) }
+            try tx.reserve(keys.enumerated().map { ($1, Int64($0 + 10)) })
+            try tx.settle(reserved: keys, clean: keys)
+        }
+        for (index, key) in keys.enumerated() { #expect(try state.read { tx in try tx.object(key)?.localKey } == Int64(index + 10)) }
+        #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [other], "only the piece is cleaned")
+        #expect(try state.read { tx in try tx.reservations() }.isEmpty)
+    }
+
     @Test func settlingGivesCreatedObjectsTheirRowsAndCleansOnlyWhatIsDone() throws {
         let folder = TemporaryFolder()
         let state = try SyncState(url: folder.url.appending(path: "state.sqlite"))
@@ -147,8 +163,7 @@ import Testing
         try state.write { tx in
             for key in [done, deferred, existing] { try tx.markDirty(key) }
             try tx.setLocalKey(existing, 3)
-            try tx.reserve(done, localKey: 1)
-            try tx.reserve(deferred, localKey: 2)
+            try tx.reserve([(done, 1), (deferred, 2)])
             try tx.settle(reserved: [done, deferred], clean: [done, existing])
         }
         func row(_ key: GlobalObjectKey) throws -> (Int64?, Bool) {

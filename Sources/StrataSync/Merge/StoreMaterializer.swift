@@ -300,7 +300,7 @@ struct StoreMaterializer: Sendable {
         }
         try context.obtainPermanentIDs(for: created.map(\.1))
         let reserved = created.compactMap { key, object in object.objectID.primaryKey.map { (key, $0) } }
-        try state.write { tx in for (key, row) in reserved { try tx.reserve(key, localKey: row) } }
+        try state.write { tx in try tx.reserve(reserved) }
 
         func resolve(_ target: Target) -> ManagedObject? {
             if let position = target.position, let object = objects[position] { return object }

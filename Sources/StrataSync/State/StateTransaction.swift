@@ -82,11 +82,14 @@ struct StateTransaction {
 
     // MARK: Reservations (a merge's save in flight)
 
-    /// Notes that the save about to run inserts `key`'s object as store row `localKey`.
-    func reserve(_ key: GlobalObjectKey, localKey: Int64) throws {
-        var binding = RawBinding(try db.cachedStatement(sql: "INSERT OR REPLACE INTO reserved (entity, gid, local_key) VALUES (?, ?, ?)"))
-        binding.bind(key.entity); binding.bind(key.gid); binding.bind(localKey)
-        _ = try binding.run(db)
+    /// Notes that the save about to run inserts each object of `rows` as the store row given.
+    func reserve(_ rows: [(GlobalObjectKey, Int64)]) throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO reserved (entity, gid, local_key) VALUES (?, ?, ?)")
+        for (key, localKey) in rows {
+            var binding = RawBinding(statement)
+            binding.bind(key.entity); binding.bind(key.gid); binding.bind(localKey)
+            _ = try binding.run(db)
+        }
     }
 
     /// Rows reserved for a save that may not have happened (a crash came between it and
@@ -101,7 +104,7 @@ struct StateTransaction {
         try db.execute(sql: "DELETE FROM reserved")
     }
 
-    /// Records a merge's save: every reserved object (`reserved`, the keys ``reserve(_:localKey:)``
+    /// Records a merge's save: every reserved object (`reserved`, the keys ``reserve(_:)``
     /// noted for this save) takes its row, `clean`'s objects are up to date in the store (a
     /// reserved object left out of it keeps its row and stays dirty), and no reservation is
     /// left. The objects' cells are not rewritten (schema 4): the reserved objects' rows go to
@@ -114,10 +117,16 @@ struct StateTransaction {
             ON CONFLICT (entity, gid) DO UPDATE SET local_key = excluded.local_key
             """)
         try db.execute(sql: "DELETE FROM dirty WHERE (entity, gid) IN (SELECT entity, gid FROM reserved)")
-        let cleanKeys = Set(clean)
-        for key in reserved where !cleanKeys.contains(key) { try markDirty(key) }
-        let reservedKeys = Set(reserved)
-        try clearDirty(reservedKeys.isEmpty ? clean : clean.filter { !reservedKeys.contains($0) })
+        if reserved.isEmpty {
+            try clearDirty(clean)
+        } else if clean != reserved {
+            // Not a piece of new objects only (the usual backlog's, whose lists are the same in
+            // the same order): an update to mark clean, or a new object deferred to stay dirty.
+            let cleanKeys = Set(clean)
+            for key in reserved where !cleanKeys.contains(key) { try markDirty(key) }
+            let reservedKeys = Set(reserved)
+            try clearDirty(clean.filter { !reservedKeys.contains($0) })
+        }
         try clearReservations()
     }
 
