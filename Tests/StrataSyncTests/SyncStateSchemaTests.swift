@@ -197,6 +197,16 @@ import Testing
         return (0...(haystack.count - needle.count)).filter { Array(haystack[$0..<($0 + needle.count)]) == needle }.count
     }
 
+    @Test func aNewStateHasLargePagesAndAnOldOneKeepsItsOwn() throws {
+        let folder = TemporaryFolder()
+        let state = try SyncState(url: folder.url.appending(path: "state.sqlite"))
+        defer { try? state.close() }
+        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA page_size") } == SyncState.pageSize)
+        let (oldFolder, old) = try Self.opened(Self.writeVersion3)
+        defer { try? old.close(); withExtendedLifetime(oldFolder) {} }
+        #expect(try old.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA page_size") } == 4_096, "SQLite's default, as the file was written")
+    }
+
     @Test func damagedPackedCellsAreACorruptStateError() throws {
         let folder = TemporaryFolder()
         let state = try SyncState(url: folder.url.appending(path: "state.sqlite"))

@@ -22,7 +22,13 @@ final class SyncState: Sendable {
             configuration.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: url.path, configuration: configuration)
             // Outside a transaction: SQLite refuses to change the journal mode inside one.
-            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            try queue.writeWithoutTransaction { db in
+                // A new file's pages (an existing file keeps its own): a backlog's merge writes
+                // megabytes of rows, and 16 KiB pages make it about 5 % faster than 4 KiB ones
+                // (fewer pages to split, log and copy back; docs/sync.md).
+                try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+            }
             try queue.write { db in
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 guard version <= SyncStateSchema.version else {
@@ -42,6 +48,9 @@ final class SyncState: Sendable {
             throw SyncError(.corruptState, "the local sync state cannot be opened: \(error)", path: url.path, underlying: error)
         }
     }
+
+    /// The page size of a new state file.
+    static let pageSize = 16_384
 
     /// Runs `body` in one write transaction.
     func write<T>(_ body: (StateTransaction) throws -> T) throws(SyncError) -> T {
