@@ -179,6 +179,12 @@ import Testing
         #expect(packed.count < old.count)
     }
 
+    @Test func aVersion4StatesEmptyCellsStayEmpty() throws {
+        let (folder, state) = try Self.opened { try Self.writeVersion4(at: $0, cells: []) }
+        defer { try? state.close(); withExtendedLifetime(folder) {} }
+        #expect(try state.read { tx in try tx.cells(of: Self.book) }.isEmpty)
+    }
+
     @Test func aVersion4StatesDamagedCellsAreACorruptStateError() throws {
         let folder = TemporaryFolder()
         let url = folder.url.appending(path: "state.sqlite")

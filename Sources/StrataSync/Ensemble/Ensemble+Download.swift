@@ -1,9 +1,10 @@
 import Foundation
 import Strata
 
-/// Downloading and checking the cloud's change files. These run off the ensemble's actor
-/// (they touch no state), so a sync checks the next event file while the state merges the
-/// one before (``mergeEvents(_:into:report:)``).
+/// Downloading and checking the cloud's change files. An event file's download and check
+/// run off the ensemble's actor (they touch no state), so a sync checks the next event file
+/// while the state merges the one before (``mergeEvents(_:into:report:)``). A baseline is read
+/// piece by piece on the actor, as its merge is.
 extension Ensemble {
     /// What downloading and checking one event file gave.
     enum DownloadedFile: Sendable {

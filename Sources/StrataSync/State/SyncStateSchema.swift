@@ -98,7 +98,11 @@ enum SyncStateSchema {
             guard let last = rows.last else { return }
             for row in rows {
                 let key = GlobalObjectKey(entity: row[0], gid: row[1])
-                guard let data = Data.fromDatabaseValue(row[2]), let cells = PackedCells(schema4: [UInt8](data)) else {
+                guard let data = Data.fromDatabaseValue(row[2]) else {
+                    throw SyncError(.corruptState, "the local sync state holds damaged cells for \(key.entity) \(key.gid)")
+                }
+                if data.isEmpty { continue }   // no cells, as a merge reads it
+                guard let cells = PackedCells(schema4: [UInt8](data)) else {
                     throw SyncError(.corruptState, "the local sync state holds damaged cells for \(key.entity) \(key.gid)")
                 }
                 try write.execute(arguments: [Data(cells.bytes), key.entity, key.gid])
