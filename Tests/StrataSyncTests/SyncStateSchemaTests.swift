@@ -26,12 +26,14 @@ import Testing
         try queue.close()
     }
 
-    /// Opens a state that `write` wrote in a new folder (the folder lives as long as the result).
-    static func opened(_ write: (URL) throws -> Void) throws -> (TemporaryFolder, SyncState) {
+    /// Opens a state that `write` wrote in a new folder and runs `body` on it, then closes it.
+    static func withOpened(_ write: (URL) throws -> Void, _ body: (SyncState) throws -> Void) throws {
         let folder = TemporaryFolder()
         let url = folder.url.appending(path: "state.sqlite")
         try write(url)
-        return (folder, try SyncState(url: url))
+        let state = try SyncState(url: url)
+        defer { try? state.close() }
+        try withExtendedLifetime(folder) { try body(state) }
     }
 
     /// Writes a schema 1 state at `url` holding Book b1 (inserted at count 3) with two cells.
@@ -56,17 +58,17 @@ import Testing
     }
 
     @Test func aVersion1StateIsMigratedKeepingEveryCell() throws {
-        let (folder, state) = try Self.opened(Self.writeVersion1)
-        defer { try? state.close(); withExtendedLifetime(folder) {} }
-        #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["title": [1, 2, 3, 4], "rating": [5]])
-        #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
-        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
-        #expect(try state.read { tx in try Bool.fetchOne(tx.db, sql: "SELECT 1 FROM sqlite_master WHERE name = 'cells'") } == nil)
-        // The migrated stamps still decide: a later title wins, an older rating does not.
-        _ = try state.write { tx in try tx.merge([Self.stamped(4, "title", [9]), Self.stamped(4, "rating", [7])], dirty: true) }
-        #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["title": [9], "rating": [5]])
-        let records = try state.read { tx in try tx.allRecords() }
-        #expect(records.count == 3, "the insert and two cells")
+        try Self.withOpened(Self.writeVersion1) { state in
+            #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["title": [1, 2, 3, 4], "rating": [5]])
+            #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
+            #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
+            #expect(try state.read { tx in try Bool.fetchOne(tx.db, sql: "SELECT 1 FROM sqlite_master WHERE name = 'cells'") } == nil)
+            // The migrated stamps still decide: a later title wins, an older rating does not.
+            _ = try state.write { tx in try tx.merge([Self.stamped(4, "title", [9]), Self.stamped(4, "rating", [7])], dirty: true) }
+            #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["title": [9], "rating": [5]])
+            let records = try state.read { tx in try tx.allRecords() }
+            #expect(records.count == 3, "the insert and two cells")
+        }
     }
 
     /// Writes a schema 2 state at `url`: Book b1 at row 7, and Book b2 reserved at row 8 by a
@@ -87,18 +89,18 @@ import Testing
     }
 
     @Test func aVersion2StatesPendingRowsBecomeReservations() throws {
-        let (folder, state) = try Self.opened(Self.writeVersion2)
-        defer { try? state.close(); withExtendedLifetime(folder) {} }
-        let b2 = GlobalObjectKey(entity: "Book", gid: "b2")
-        let reservations = try state.read { tx in try tx.reservations() }
-        #expect(reservations.map(\.0) == [b2])
-        #expect(reservations.map(\.1) == [8])
-        #expect(try state.read { tx in try tx.object(b2)?.localKey } == nil, "held only as a reservation until the save is confirmed")
-        #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
-        #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [b2])
-        let columns = try state.read { tx in try Row.fetchAll(tx.db, sql: "PRAGMA table_info(objects)").map { $0["name"] as String } }
-        #expect(!columns.contains("pending"))
-        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
+        try Self.withOpened(Self.writeVersion2) { state in
+            let b2 = GlobalObjectKey(entity: "Book", gid: "b2")
+            let reservations = try state.read { tx in try tx.reservations() }
+            #expect(reservations.map(\.0) == [b2])
+            #expect(reservations.map(\.1) == [8])
+            #expect(try state.read { tx in try tx.object(b2)?.localKey } == nil, "held only as a reservation until the save is confirmed")
+            #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
+            #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [b2])
+            let columns = try state.read { tx in try Row.fetchAll(tx.db, sql: "PRAGMA table_info(objects)").map { $0["name"] as String } }
+            #expect(!columns.contains("pending"))
+            #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
+        }
     }
 
     /// Writes a schema 3 state at `url`: Book b1 at row 7 (clean), b2 at row 8 and b3 without
@@ -122,24 +124,24 @@ import Testing
     }
 
     @Test func aVersion3StatesRowsAndDirtyFlagsMoveToTheirTables() throws {
-        let (folder, state) = try Self.opened(Self.writeVersion3)
-        defer { try? state.close(); withExtendedLifetime(folder) {} }
-        func key(_ gid: String) -> GlobalObjectKey { GlobalObjectKey(entity: "Book", gid: gid) }
-        #expect(try state.read { tx in try tx.object(key("b1"))?.localKey } == 7)
-        #expect(try state.read { tx in try tx.object(key("b2"))?.localKey } == 8)
-        #expect(try state.read { tx in try tx.object(key("b3")).map { $0.localKey == nil && $0.exists } } == true)
-        #expect(try state.read { tx in try tx.gid(entity: "Book", localKey: 8) } == "b2")
-        #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [key("b2"), key("b3"), key("b4")])
-        #expect(try state.read { tx in try tx.reservations() }.map(\.1) == [9])
-        let columns = try state.read { tx in try Row.fetchAll(tx.db, sql: "PRAGMA table_info(objects)").map { $0["name"] as String } }
-        #expect(!columns.contains("local_key") && !columns.contains("dirty"))
-        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
-        // The unique row per entity still holds: another object cannot take row 7.
-        #expect(throws: (any Error).self) { try state.write { tx in try tx.setLocalKey(key("b3"), 7) } }
-        // Settling the reservation gives b4 its row and cleans it.
-        try state.write { tx in try tx.settle(reserved: [key("b4")], clean: [key("b4")]) }
-        #expect(try state.read { tx in try tx.object(key("b4"))?.localKey } == 9)
-        #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [key("b2"), key("b3")])
+        try Self.withOpened(Self.writeVersion3) { state in
+            func key(_ gid: String) -> GlobalObjectKey { GlobalObjectKey(entity: "Book", gid: gid) }
+            #expect(try state.read { tx in try tx.object(key("b1"))?.localKey } == 7)
+            #expect(try state.read { tx in try tx.object(key("b2"))?.localKey } == 8)
+            #expect(try state.read { tx in try tx.object(key("b3")).map { $0.localKey == nil && $0.exists } } == true)
+            #expect(try state.read { tx in try tx.gid(entity: "Book", localKey: 8) } == "b2")
+            #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [key("b2"), key("b3"), key("b4")])
+            #expect(try state.read { tx in try tx.reservations() }.map(\.1) == [9])
+            let columns = try state.read { tx in try Row.fetchAll(tx.db, sql: "PRAGMA table_info(objects)").map { $0["name"] as String } }
+            #expect(!columns.contains("local_key") && !columns.contains("dirty"))
+            #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
+            // The unique row per entity still holds: another object cannot take row 7.
+            #expect(throws: (any Error).self) { try state.write { tx in try tx.setLocalKey(key("b3"), 7) } }
+            // Settling the reservation gives b4 its row and cleans it.
+            try state.write { tx in try tx.settle(reserved: [key("b4")], clean: [key("b4")]) }
+            #expect(try state.read { tx in try tx.object(key("b4"))?.localKey } == 9)
+            #expect(try state.write { tx in try tx.dirtyObjectsWithValues(after: nil, limit: 10).map(\.0) } == [key("b2"), key("b3")])
+        }
     }
 
     /// Cells in the layout of schemas 2 to 4: each cell's stamp written in full.
@@ -165,24 +167,24 @@ import Testing
     @Test func aVersion4StatesCellsArePackedAgainWithEachStampOnce() throws {
         let shared = Stamp(lamport: 3, milliseconds: 10, peer: "PEER-A"), later = Stamp(lamport: 5, milliseconds: 11, peer: "PEER-B")
         let old = Self.schema4Cells([("author", shared, [1]), ("rating", later, [2]), ("title", shared, [3, 4])])
-        let (folder, state) = try Self.opened { try Self.writeVersion4(at: $0, cells: old) }
-        defer { try? state.close(); withExtendedLifetime(folder) {} }
-        #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["author": [1], "rating": [2], "title": [3, 4]])
-        #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
-        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
-        let stamps = try state.read { tx in try tx.allRecords() }.filter { if case .cell = $0.record { true } else { false } }.map(\.stamp)
-        #expect(stamps == [shared, later, shared])
-        // Each distinct stamp's peer is written once in the row.
-        let packed = try state.read { tx in try Data.fetchOne(tx.db, sql: "SELECT cells FROM objects") }.map { [UInt8]($0) } ?? []
-        #expect(Self.occurrences(of: Array("PEER-A".utf8), in: packed) == 1)
-        #expect(Self.occurrences(of: Array("PEER-B".utf8), in: packed) == 1)
-        #expect(packed.count < old.count)
+        try Self.withOpened({ try Self.writeVersion4(at: $0, cells: old) }) { state in
+            #expect(try state.read { tx in try tx.cells(of: Self.book) } == ["author": [1], "rating": [2], "title": [3, 4]])
+            #expect(try state.read { tx in try tx.object(Self.book)?.localKey } == 7)
+            #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA user_version") } == SyncStateSchema.version)
+            let stamps = try state.read { tx in try tx.allRecords() }.filter { if case .cell = $0.record { true } else { false } }.map(\.stamp)
+            #expect(stamps == [shared, later, shared])
+            // Each distinct stamp's peer is written once in the row.
+            let packed = try state.read { tx in try Data.fetchOne(tx.db, sql: "SELECT cells FROM objects") }.map { [UInt8]($0) } ?? []
+            #expect(Self.occurrences(of: Array("PEER-A".utf8), in: packed) == 1)
+            #expect(Self.occurrences(of: Array("PEER-B".utf8), in: packed) == 1)
+            #expect(packed.count < old.count)
+        }
     }
 
     @Test func aVersion4StatesEmptyCellsStayEmpty() throws {
-        let (folder, state) = try Self.opened { try Self.writeVersion4(at: $0, cells: []) }
-        defer { try? state.close(); withExtendedLifetime(folder) {} }
-        #expect(try state.read { tx in try tx.cells(of: Self.book) }.isEmpty)
+        try Self.withOpened({ try Self.writeVersion4(at: $0, cells: []) }) { (state: SyncState) throws in
+            #expect(try state.read { tx in try tx.cells(of: Self.book) }.isEmpty)
+        }
     }
 
     @Test func aVersion4StatesDamagedCellsAreACorruptStateError() throws {
@@ -204,13 +206,12 @@ import Testing
     }
 
     @Test func aNewStateHasLargePagesAndAnOldOneKeepsItsOwn() throws {
-        let folder = TemporaryFolder()
-        let state = try SyncState(url: folder.url.appending(path: "state.sqlite"))
-        defer { try? state.close() }
-        #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA page_size") } == SyncState.pageSize)
-        let (oldFolder, old) = try Self.opened(Self.writeVersion3)
-        defer { try? old.close(); withExtendedLifetime(oldFolder) {} }
-        #expect(try old.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA page_size") } == 4_096, "SQLite's default, as the file was written")
+        try Self.withOpened({ _ in }) { (state: SyncState) throws in
+            #expect(try state.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA page_size") } == SyncState.pageSize)
+        }
+        try Self.withOpened(Self.writeVersion3) { (old: SyncState) throws in
+            #expect(try old.read { tx in try Int.fetchOne(tx.db, sql: "PRAGMA page_size") } == 4_096, "SQLite's default, as the file was written")
+        }
     }
 
     @Test func damagedPackedCellsAreACorruptStateError() throws {

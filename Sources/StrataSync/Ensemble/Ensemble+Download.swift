@@ -22,10 +22,10 @@ extension Ensemble {
         do { path = try folder.appending(name.cloudName) } catch { return .vanished }
         let data: Data
         do {
-            data = try await cloudFileSystem.download(from: path)
+            guard let found = try await bytes(at: path) else { return .vanished }
+            data = found
         } catch {
-            let error = Self.cloudError(error)
-            return error.code == .notFound ? .vanished : .skipped(.init(path: path.rawValue, error: error))
+            return .skipped(.init(path: path.rawValue, error: error))
         }
         do {
             let file = try ChangeFile.decode(data, options: .init(maxPayloadSize: cloudFileSystem.limits.maxFileSize, expectedName: name))
@@ -37,6 +37,18 @@ extension Ensemble {
         } catch {
             // A blob not there yet is skipped like a truncated file: the next sync tries again.
             return .skipped(.init(path: path.rawValue, error: error))
+        }
+    }
+
+    /// The bytes of the change file at `path`; `nil` when it vanished since the listing (a
+    /// peer's cleanup removed it: a baseline holds it). Other cloud errors are thrown.
+    nonisolated func bytes(at path: CloudPath) async throws(SyncError) -> Data? {
+        do {
+            return try await cloudFileSystem.download(from: path)
+        } catch {
+            let error = Self.cloudError(error)
+            if error.code == .notFound { return nil }
+            throw error
         }
     }
 
@@ -125,9 +137,8 @@ extension Ensemble {
         do { path = try layout.baselines.appending(name.cloudName) } catch { return nil }
         let data: Data
         do {
-            data = try await cloud { try await cloudFileSystem.download(from: path) }
-        } catch where error.code == .notFound {
-            return nil
+            guard let found = try await bytes(at: path) else { return nil }
+            data = found
         } catch {
             report.skippedFiles.append(.init(path: path.rawValue, error: error))
             return nil
